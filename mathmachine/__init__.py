@@ -1,0 +1,1 @@
+"""The Math Behind the Machine: the course platform and its units."""

@@ -1,0 +1,37 @@
+"""Softmax and its slope (Unit 14; Bahdanau, Cho & Bengio 2015 use it to turn scores into shares).
+
+softmax(x)_i = exp(x_i - max x) / sum_j exp(x_j - max x): subtracting the maximum changes nothing
+mathematically and keeps exp() from overflowing for large inputs.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from ._checks import as_finite
+
+
+def softmax(x: ArrayLike, axis: int = -1) -> NDArray[np.float64]:
+    """Stable softmax along ``axis``. Shape in = shape out. ``-inf`` entries get weight exactly 0.
+
+    A row that is entirely ``-inf`` (nothing may be looked at) is an error, not NaN.
+    """
+    arr = np.asarray(x, dtype=np.float64)
+    if arr.size == 0:
+        raise ValueError("softmax of an empty array")
+    if np.any(np.isnan(arr)) or np.any(np.isposinf(arr)):
+        raise ValueError("softmax input contains NaN or +infinity")
+    top = np.max(arr, axis=axis, keepdims=True)
+    if np.any(np.isneginf(top)):
+        raise ValueError("softmax row is entirely -infinity: every position is masked")
+    e = np.exp(arr - top)
+    return e / np.sum(e, axis=axis, keepdims=True)  # type: ignore[no-any-return]
+
+
+def softmax_jacobian(weights: ArrayLike) -> NDArray[np.float64]:
+    """d alpha_i / d s_j = alpha_i (delta_ij - alpha_j), for one row of weights [n] -> [n, n]."""
+    a = as_finite(weights, "weights", min_ndim=1)
+    if a.ndim != 1:
+        raise ValueError(f"weights must be one row (1-D), got shape {a.shape}")
+    return np.diag(a) - np.outer(a, a)  # type: ignore[no-any-return]
