@@ -1,0 +1,8 @@
+from django.apps import AppConfig
+
+
+class LearningConfig(AppConfig):
+    name = "mathmachine.learning"
+    label = "learning"
+    verbose_name = "Learning: units, checks and progress"
+    default_auto_field = "django.db.models.BigAutoField"

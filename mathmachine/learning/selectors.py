@@ -1,0 +1,91 @@
+"""Reads: units from the compiled coursebook, access decisions, a learner's progress."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.conf import settings
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.http import Http404
+
+from mathmachine import coursebook
+from mathmachine.coursebook.model import CheckDef, CompiledSection, CompiledUnit
+
+from .learners import Learner
+from .models import CheckAnswer, SectionVisit
+
+
+def unit_get(slug: str) -> CompiledUnit:
+    """The compiled unit for ``slug`` (cached; a request never parses Markdown)."""
+    try:
+        return coursebook.load_unit(slug, root=settings.CONTENT_DIR)
+    except coursebook.UnitNotFound as exc:
+        raise Http404(f"No unit {slug!r}") from exc
+
+
+def units_list() -> list[CompiledUnit]:
+    return [unit_get(info.slug) for info in coursebook.catalog(root=settings.CONTENT_DIR)]
+
+
+def section_get(unit: CompiledUnit, number: int) -> CompiledSection:
+    for section in unit.sections:
+        if section.number == number:
+            return section
+    raise Http404(f"Unit {unit.number} has no section {number}")
+
+
+def section_access(
+    *, user: AbstractBaseUser | AnonymousUser, unit: CompiledUnit, section: CompiledSection
+) -> bool:
+    """May this user read this section? Free sections are open to everyone."""
+    return section.free
+
+
+def check_find(unit: CompiledUnit, check_id: str) -> tuple[CompiledSection, CheckDef]:
+    for section in unit.sections:
+        for check in section.checks:
+            if check.id == check_id:
+                return section, check
+    raise Http404(f"No check {check_id!r} in unit {unit.number}")
+
+
+def answers_for(*, learner: Learner, unit_slug: str) -> dict[str, CheckAnswer]:
+    if not learner.known:
+        return {}
+    rows = CheckAnswer.objects.filter(unit_slug=unit_slug, **learner.owner())
+    return {row.check_id: row for row in rows}
+
+
+@dataclass(frozen=True)
+class UnitProgress:
+    checks_total: int
+    checks_answered: int
+    checks_correct: int
+    sections_reached: frozenset[int]
+    resume_section: int | None
+
+
+def unit_progress(*, learner: Learner, unit: CompiledUnit) -> UnitProgress:
+    answers = answers_for(learner=learner, unit_slug=unit.slug)
+    visits = (
+        list(SectionVisit.objects.filter(unit_slug=unit.slug, **learner.owner()))
+        if learner.known
+        else []
+    )
+    latest = max(visits, key=lambda v: v.last_visited_at, default=None)
+    return UnitProgress(
+        checks_total=sum(s.published_checks for s in unit.sections),
+        checks_answered=len(answers),
+        checks_correct=sum(1 for a in answers.values() if a.correct),
+        sections_reached=frozenset(v.section_number for v in visits),
+        resume_section=latest.section_number if latest else None,
+    )
+
+
+def unit_totals(unit: CompiledUnit) -> dict[str, int]:
+    """The published counts of the whole unit (widgets, checks, sections)."""
+    return {
+        "widgets": sum(s.published_widgets for s in unit.sections),
+        "checks": sum(s.published_checks for s in unit.sections),
+        "sections": len(unit.sections),
+    }

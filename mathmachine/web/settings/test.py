@@ -1,0 +1,16 @@
+"""Test settings: fast password hashing is NOT used (Argon2 is under test); in-memory email."""
+
+from .base import *  # noqa: F403
+from .base import SECRET_KEY
+
+DEBUG = False
+SECRET_KEY = SECRET_KEY or "test-only-not-secret"  # noqa: S105
+ALLOWED_HOSTS = ["testserver", "127.0.0.1", "localhost"]
+EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    # Tests run without collectstatic: plain storage, served by WhiteNoise's finders.
+    "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+}
+WHITENOISE_USE_FINDERS = True
+WHITENOISE_AUTOREFRESH = True
