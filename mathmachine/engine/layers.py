@@ -119,14 +119,35 @@ def optional_param(params: Params, key: str, shape: tuple[int, ...], where: str)
     return param_array(params, key, shape, where)
 
 
+def name_bad_input(inputs: Mapping[str, Any]) -> None:
+    """Raise ValueError naming the first array in ``inputs`` that holds NaN or inf, if any."""
+    for name, arr in inputs.items():
+        if arr is not None and not np.isfinite(np.asarray(arr, dtype=np.float64)).all():
+            raise ValueError(f"{name} contains NaN or infinity")
+
+
 def check_output(out: NDArray[Any], what: str, inputs: Mapping[str, Any]) -> None:
     """Raise ValueError if ``out`` is not finite, naming the input that carried NaN/inf."""
     if np.isfinite(out).all():
         return
-    for name, arr in inputs.items():
-        if arr is not None and not np.isfinite(np.asarray(arr, dtype=np.float64)).all():
-            raise ValueError(f"{name} contains NaN or infinity")
+    name_bad_input(inputs)
     raise ValueError(f"{what} overflowed: the result is not finite (inputs too large)")
+
+
+def run_checked(what: str, inputs: Mapping[str, Any], fn: Any, *args: Any) -> Any:
+    """``fn(*args)`` -> (out, cache), with a NaN/inf weight named rather than half-reported.
+
+    A NaN in a weight can stop a softmax half-way ("softmax input contains NaN"); the message
+    the caller needs is which parameter was bad, so that is looked for first.
+    """
+    with np.errstate(invalid="ignore", over="ignore"):
+        try:
+            result = fn(*args)
+        except ValueError:
+            name_bad_input(inputs)
+            raise
+    check_output(result[0], what, inputs)
+    return result
 
 
 def check_grad(dout: ArrayLike, shape: tuple[int, ...], what: str) -> Array:
@@ -497,9 +518,7 @@ def feed_forward_forward(
 ) -> tuple[Array, Cache]:
     xa = float_array(x, "x", min_ndim=1)
     p = ffn_params(params, xa.shape[-1])
-    y, cache = _ffn_fwd(xa, p, check_activation(activation))
-    check_output(y, "feed_forward", p)
-    return y, cache
+    return run_checked("feed_forward", p, _ffn_fwd, xa, p, check_activation(activation))  # type: ignore[no-any-return]
 
 
 def feed_forward_backward(dy: ArrayLike, cache: Cache) -> tuple[Array, dict[str, Array]]:

@@ -1,0 +1,377 @@
+"""Scaled dot-product and multi-head attention, with hand-written backward (Unit 18 §3–§7, §10–§12).
+
+Vaswani et al. (2017), "Attention Is All You Need":
+
+- eq. (1)  Attention(Q, K, V) = softmax(Q K^T / sqrt(d_k)) V
+- §3.2.2   MultiHead(Q, K, V) = Concat(head_1, ..., head_h) W_O,
+           head_i = Attention(Q W_Q^i, K W_K^i, V W_V^i), d_k = d_model / h
+- §3.2.3   the decoder's mask: position i may look at positions j <= i only
+
+Masks are boolean, True = may look. A masked score becomes -inf before the softmax, so its
+weight is exactly 0; a query row with nothing it may look at is a ValueError, never NaN.
+
+Shapes: q [..., n_q, d_k], k [..., n_k, d_k], v [..., n_k, d_v]; the leading axes broadcast.
+Multi-head weights are [..., heads, n_q, n_k]. Weight convention y = x W + b, W [d_in, d_out].
+Ops convention (``foo`` / ``foo_forward`` / ``foo_backward``): see :mod:`.layers`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from .layers import (
+    Array,
+    Cache,
+    Params,
+    _linear,
+    _linear_grads,
+    check_grad,
+    check_output,
+    float_array,
+    optional_param,
+    param_array,
+    run_checked,
+    unbroadcast,
+)
+from .softmax import softmax
+
+__all__ = [
+    "MHA_KEYS",
+    "attention",
+    "attention_backward",
+    "attention_forward",
+    "attention_weight_count",
+    "causal_mask",
+    "head_dim",
+    "merge_heads",
+    "multi_head_attention",
+    "multi_head_attention_backward",
+    "multi_head_attention_forward",
+    "padding_mask",
+    "split_heads",
+]
+
+#: the parameter names of one attention layer (the b_* are optional)
+MHA_KEYS = ("W_q", "b_q", "W_k", "b_k", "W_v", "b_v", "W_o", "b_o")
+
+
+# --------------------------------------------------------------------------------------------
+# counts and masks
+
+
+def head_dim(d_model: int, n_heads: int) -> int:
+    """d_k = d_model / h; d_model = 512, h = 8 -> 64. ValueError if h does not divide d_model."""
+    if not (isinstance(d_model, int) and isinstance(n_heads, int)) or d_model < 1 or n_heads < 1:
+        raise ValueError(f"d_model and n_heads must be positive integers, got {d_model}, {n_heads}")
+    if d_model % n_heads:
+        raise ValueError(f"n_heads = {n_heads} does not divide d_model = {d_model}")
+    return d_model // n_heads
+
+
+def attention_weight_count(d_model: int, *, bias: bool = False) -> int:
+    """Weights of one multi-head attention layer: W_Q, W_K, W_V, W_O are d x d, so 4 d^2.
+
+    d_model = 512 -> 1,048,576 (no biases). The count does not depend on the number of heads:
+    h heads of width d/h cost the same as one wide head. ``bias=True`` adds the 4 d biases.
+    """
+    if not isinstance(d_model, int) or d_model < 1:
+        raise ValueError(f"d_model must be a positive integer, got {d_model!r}")
+    return 4 * d_model * d_model + (4 * d_model if bias else 0)
+
+
+def causal_mask(n: int) -> NDArray[np.bool_]:
+    """[n, n] boolean, True where query i may look at key j, i.e. j <= i (no peeking ahead).
+
+    n = 5 allows 15 pairs: 5 + 4 + 3 + 2 + 1 = n (n + 1) / 2.
+    """
+    if not isinstance(n, int | np.integer) or n < 1:
+        raise ValueError(f"n must be a positive integer, got {n!r}")
+    return np.tril(np.ones((int(n), int(n)), dtype=bool))
+
+
+def padding_mask(lengths: ArrayLike, n: int) -> NDArray[np.bool_]:
+    """lengths [batch] of sequences padded to n -> key mask [batch, 1, n] (True = a real token).
+
+    The middle axis broadcasts over queries; combine with causal_mask(n) by ``&``.
+    """
+    if not isinstance(n, int | np.integer) or n < 1:
+        raise ValueError(f"n must be a positive integer, got {n!r}")
+    lens = np.asarray(lengths)
+    if lens.ndim != 1 or lens.size == 0:
+        raise ValueError(f"lengths must be a non-empty 1-D list, got shape {lens.shape}")
+    if lens.dtype.kind not in "iu":
+        raise ValueError(f"lengths must be integers, got dtype {lens.dtype}")
+    if lens.min() < 1 or lens.max() > n:
+        raise ValueError(f"every length must lie in 1..{n}, got {lens.tolist()}")
+    return (np.arange(int(n))[None, :] < lens[:, None])[:, None, :]
+
+
+# --------------------------------------------------------------------------------------------
+# scaled dot-product attention
+
+
+def _check_mask(mask: ArrayLike, score_shape: tuple[int, ...]) -> NDArray[np.bool_]:
+    m = np.asarray(mask)
+    if m.dtype != np.bool_:
+        raise ValueError(f"mask must be boolean (True = may look), got dtype {m.dtype}")
+    if m.ndim < 2:
+        raise ValueError(f"mask must be at least [n_q, n_k], got shape {m.shape}")
+    try:
+        np.broadcast_shapes(m.shape, score_shape)
+    except ValueError:
+        raise ValueError(
+            f"mask of shape {m.shape} does not fit the scores [..., n_q, n_k] = {score_shape}"
+        ) from None
+    if not m.any(axis=-1).all():
+        rows = np.argwhere(~np.broadcast_to(m, m.shape).any(axis=-1))
+        raise ValueError(
+            f"mask leaves query row {int(rows[0][-1])} with no key to look at "
+            "(a fully masked row has no softmax)"
+        )
+    return m
+
+
+def _attention_fwd(
+    q: Array, k: Array, v: Array, mask: NDArray[np.bool_] | None, bias: Array | None
+) -> tuple[Array, Cache]:
+    scale = q.dtype.type(1.0 / math.sqrt(q.shape[-1]))
+    s = q @ np.swapaxes(k, -1, -2)  # [..., n_q, n_k]
+    s *= scale
+    if bias is not None:
+        s = s + bias
+    if mask is not None:
+        s = np.where(mask, s, -np.inf)
+    w = softmax(s).astype(s.dtype, copy=False)  # masked weights are exactly 0
+    out = w @ v  # [..., n_q, d_v]
+    return out, {
+        "q": q,
+        "k": k,
+        "v": v,
+        "weights": w,
+        "scale": scale,
+        "bias_shape": None if bias is None else bias.shape,
+        "shape": out.shape,
+    }
+
+
+def _attention_bwd(dout: Array, c: Cache) -> tuple[Array, Array, Array, Array | None]:
+    q, k, v, w, scale = c["q"], c["k"], c["v"], c["weights"], c["scale"]
+    dv = np.swapaxes(w, -1, -2) @ dout  # [..., n_k, d_v]
+    dw = dout @ np.swapaxes(v, -1, -2)  # [..., n_q, n_k]
+    ds = w * (dw - np.sum(dw * w, axis=-1, keepdims=True))  # softmax slope; 0 where masked
+    dq = (ds @ k) * scale
+    dk = (np.swapaxes(ds, -1, -2) @ q) * scale
+    dbias = None if c["bias_shape"] is None else unbroadcast(ds, c["bias_shape"])
+    return (
+        unbroadcast(dq, q.shape),
+        unbroadcast(dk, k.shape),
+        unbroadcast(dv, v.shape),
+        dbias,
+    )
+
+
+def attention_forward(
+    q: ArrayLike,
+    k: ArrayLike,
+    v: ArrayLike,
+    mask: ArrayLike | None = None,
+    bias: ArrayLike | None = None,
+) -> tuple[Array, Cache]:
+    """out [..., n_q, d_v] and a cache whose ``cache["weights"]`` is [..., n_q, n_k]."""
+    qa = float_array(q, "q", min_ndim=2)
+    ka = float_array(k, "k", min_ndim=2)
+    va = float_array(v, "v", min_ndim=2)
+    if qa.shape[-1] != ka.shape[-1]:
+        raise ValueError(
+            f"q has width {qa.shape[-1]} but k has width {ka.shape[-1]}; they must match"
+        )
+    if ka.shape[-2] != va.shape[-2]:
+        raise ValueError(f"k has {ka.shape[-2]} keys but v has {va.shape[-2]} values")
+    try:
+        lead = np.broadcast_shapes(qa.shape[:-2], ka.shape[:-2], va.shape[:-2])
+    except ValueError:
+        raise ValueError(
+            f"the leading (batch) axes of q {qa.shape}, k {ka.shape}, v {va.shape} do not match"
+        ) from None
+    score_shape = (*lead, qa.shape[-2], ka.shape[-2])
+    m = None if mask is None else _check_mask(mask, score_shape)
+    ba = None
+    if bias is not None:
+        ba = float_array(bias, "bias")
+        try:
+            np.broadcast_shapes(ba.shape, score_shape)
+        except ValueError:
+            raise ValueError(
+                f"bias of shape {ba.shape} does not fit the scores {score_shape}"
+            ) from None
+    out, cache = _attention_fwd(qa, ka, va, m, ba)
+    check_output(out, "attention", {})
+    return out, cache
+
+
+def attention(
+    q: ArrayLike,
+    k: ArrayLike,
+    v: ArrayLike,
+    mask: ArrayLike | None = None,
+    bias: ArrayLike | None = None,
+) -> tuple[Array, Array]:
+    """Scaled dot-product attention: (out, weights) = (softmax(q k^T / sqrt(d_k) + bias) v, ...).
+
+    q [..., n_q, d_k], k [..., n_k, d_k], v [..., n_k, d_v]; ``mask`` boolean broadcastable to
+    [..., n_q, n_k] (True = may look); ``bias`` an additive score bias of that shape (e.g. a
+    relative-position bias). Returns out [..., n_q, d_v] and weights [..., n_q, n_k], whose rows
+    sum to 1 and are exactly 0 where masked.
+    """
+    out, cache = attention_forward(q, k, v, mask, bias)
+    return out, cache["weights"]
+
+
+def attention_backward(dout: ArrayLike, cache: Cache) -> tuple[Array, Array, Array, Array | None]:
+    """(dq, dk, dv, dbias); dbias is None when no bias was given. Shapes as the inputs."""
+    return _attention_bwd(check_grad(dout, cache["shape"], "attention"), cache)
+
+
+# --------------------------------------------------------------------------------------------
+# multi-head attention
+
+
+def split_heads(x: ArrayLike, n_heads: int) -> Array:
+    """[..., n, h * d_k] -> [..., h, n, d_k] (head i takes columns i*d_k .. (i+1)*d_k - 1)."""
+    xa = np.asarray(x)
+    d_k = head_dim(xa.shape[-1], n_heads)
+    return np.swapaxes(xa.reshape(*xa.shape[:-1], n_heads, d_k), -2, -3)
+
+
+def merge_heads(x: ArrayLike) -> Array:
+    """[..., h, n, d_k] -> [..., n, h * d_k]: the concatenation of the heads."""
+    xa = np.swapaxes(np.asarray(x), -2, -3)
+    return xa.reshape(*xa.shape[:-2], xa.shape[-2] * xa.shape[-1])
+
+
+def mha_params(
+    params: Params, d_q: int, d_kv: int, n_heads: int, where: str = "multi_head_attention"
+) -> dict[str, Array | None]:
+    """Check and fetch W_q, W_k, W_v, W_o (+ optional b_q, b_k, b_v, b_o)."""
+    for key in ("W_q", "W_k", "W_v", "W_o"):
+        if key not in params:
+            raise ValueError(f"{where} params lack {key!r}")
+    d_model = np.shape(params["W_q"])[-1]
+    d_vm = np.shape(params["W_v"])[-1]
+    d_out = np.shape(params["W_o"])[-1]
+    head_dim(int(d_model), n_heads)
+    if d_vm % n_heads:
+        raise ValueError(f"n_heads = {n_heads} does not divide the width of W_v ({d_vm})")
+    return {
+        "W_q": param_array(params, "W_q", (d_q, d_model), where),
+        "b_q": optional_param(params, "b_q", (d_model,), where),
+        "W_k": param_array(params, "W_k", (d_kv, d_model), where),
+        "b_k": optional_param(params, "b_k", (d_model,), where),
+        "W_v": param_array(params, "W_v", (d_kv, d_vm), where),
+        "b_v": optional_param(params, "b_v", (d_vm,), where),
+        "W_o": param_array(params, "W_o", (d_vm, d_out), where),
+        "b_o": optional_param(params, "b_o", (d_out,), where),
+    }
+
+
+def _mha_fwd(
+    xq: Array,
+    xkv: Array,
+    p: Mapping[str, Array | None],
+    n_heads: int,
+    mask: NDArray[np.bool_] | None,
+) -> tuple[Array, Cache]:
+    q = split_heads(_linear(xq, p["W_q"], p["b_q"]), n_heads)  # type: ignore[arg-type]
+    k = split_heads(_linear(xkv, p["W_k"], p["b_k"]), n_heads)  # type: ignore[arg-type]
+    v = split_heads(_linear(xkv, p["W_v"], p["b_v"]), n_heads)  # type: ignore[arg-type]
+    m = None if mask is None else mask[..., None, :, :]  # the same mask for every head
+    ctx, att = _attention_fwd(q, k, v, m, None)  # [..., h, n_q, d_k]
+    merged = merge_heads(ctx)  # [..., n_q, d_v_model]
+    out = _linear(merged, p["W_o"], p["b_o"])  # type: ignore[arg-type]
+    return out, {
+        "xq": xq,
+        "xkv": xkv,
+        "p": p,
+        "att": att,
+        "merged": merged,
+        "weights": att["weights"],
+        "n_heads": n_heads,
+        "shape": out.shape,
+    }
+
+
+def _mha_bwd(dout: Array, c: Cache) -> tuple[Array, Array, dict[str, Array]]:
+    p, h = c["p"], c["n_heads"]
+    dmerged, dW_o, db_o = _linear_grads(dout, c["merged"], p["W_o"], p["b_o"] is not None)
+    dq, dk, dv, _ = _attention_bwd(split_heads(dmerged, h), c["att"])
+    dxq, dW_q, db_q = _linear_grads(merge_heads(dq), c["xq"], p["W_q"], p["b_q"] is not None)
+    dxk, dW_k, db_k = _linear_grads(merge_heads(dk), c["xkv"], p["W_k"], p["b_k"] is not None)
+    dxv, dW_v, db_v = _linear_grads(merge_heads(dv), c["xkv"], p["W_v"], p["b_v"] is not None)
+    grads = {"W_q": dW_q, "W_k": dW_k, "W_v": dW_v, "W_o": dW_o}
+    for key, g in (("b_q", db_q), ("b_k", db_k), ("b_v", db_v), ("b_o", db_o)):
+        if g is not None:
+            grads[key] = g
+    return (
+        unbroadcast(dxq, c["xq"].shape),
+        unbroadcast(dxk + dxv, c["xkv"].shape),
+        grads,
+    )
+
+
+def mha_inputs(
+    x_q: ArrayLike, x_kv: ArrayLike, mask: ArrayLike | None
+) -> tuple[Array, Array, NDArray[np.bool_] | None]:
+    """Validate the activations of one attention call (used by the blocks too)."""
+    xq = float_array(x_q, "x_q", min_ndim=2)
+    xkv = xq if x_kv is x_q else float_array(x_kv, "x_kv", min_ndim=2)
+    try:
+        lead = np.broadcast_shapes(xq.shape[:-2], xkv.shape[:-2])
+    except ValueError:
+        raise ValueError(
+            f"the leading (batch) axes of x_q {xq.shape} and x_kv {xkv.shape} do not match"
+        ) from None
+    m = None if mask is None else _check_mask(mask, (*lead, xq.shape[-2], xkv.shape[-2]))
+    return xq, xkv, m
+
+
+def multi_head_attention_forward(
+    x_q: ArrayLike,
+    x_kv: ArrayLike,
+    params: Params,
+    n_heads: int,
+    mask: ArrayLike | None = None,
+) -> tuple[Array, Cache]:
+    """out [..., n_q, d_out] and a cache with ``cache["weights"]`` [..., heads, n_q, n_k]."""
+    xq, xkv, m = mha_inputs(x_q, x_kv, mask)
+    p = mha_params(params, xq.shape[-1], xkv.shape[-1], n_heads)
+    return run_checked("multi_head_attention", p, _mha_fwd, xq, xkv, p, n_heads, m)  # type: ignore[no-any-return]
+
+
+def multi_head_attention(
+    x_q: ArrayLike,
+    x_kv: ArrayLike,
+    params: Params,
+    n_heads: int,
+    mask: ArrayLike | None = None,
+) -> tuple[Array, Array]:
+    """Multi-head attention of queries from x_q over keys/values from x_kv.
+
+    x_q [..., n_q, d_q], x_kv [..., n_k, d_kv] (pass the same array twice for self-attention);
+    params W_q [d_q, d_model], W_k [d_kv, d_model], W_v [d_kv, d_model], W_o [d_model, d_out],
+    biases b_q, b_k, b_v [d_model], b_o [d_out] optional; ``mask`` boolean broadcastable to
+    [..., n_q, n_k], the same for every head. Returns out [..., n_q, d_out] and the weights
+    [..., heads, n_q, n_k]. Heads are computed together (one batched product, no loop).
+    """
+    out, cache = multi_head_attention_forward(x_q, x_kv, params, n_heads, mask)
+    return out, cache["weights"]
+
+
+def multi_head_attention_backward(
+    dout: ArrayLike, cache: Cache
+) -> tuple[Array, Array, dict[str, Array]]:
+    """(dx_q, dx_kv, dparams). For self-attention the gradient of x is dx_q + dx_kv."""
+    return _mha_bwd(check_grad(dout, cache["shape"], "multi_head_attention"), cache)
