@@ -28,6 +28,7 @@ INSTALLED_APPS = [
     "django.contrib.humanize",
     "csp",
     "mathmachine.learning",
+    "mathmachine.billing",
 ]
 
 MIDDLEWARE = [

@@ -1,0 +1,8 @@
+from django.apps import AppConfig
+
+
+class BillingConfig(AppConfig):
+    name = "mathmachine.billing"
+    label = "billing"
+    verbose_name = "Billing: products, orders, refunds and access"
+    default_auto_field = "django.db.models.BigAutoField"

@@ -1,0 +1,313 @@
+"""Billing: what is for sale, who bought what, and who may read which unit.
+
+Money is always an integer number of paise (₹1 = 100 paise) with an ISO currency code; nothing
+here uses floats. Prices live in :class:`Product` (admin-editable); an :class:`Order` copies the
+price when it is created, so a later price change never alters what a learner was asked to pay.
+
+The paid units are the database rows ``Product(kind=UNIT)``: a unit becomes a paid unit when its
+product is created (a data migration when the unit ships, or the admin), in the same place and
+transaction as its price. The bundle (``Product(kind=BUNDLE)``, at most one) grants every paid unit,
+present and future, because the access check asks "is N a paid unit?" at read time rather than
+copying unit numbers into the entitlement.
+
+Access comes only from :class:`Entitlement` rows (one per paid order, revoked by a processed
+refund), never from a provider's view of an order.
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import ClassVar
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.db import models
+from django.db.models import Q
+from django.utils import timezone
+
+from .errors import IllegalTransition
+
+#: The published offer: "all seven paid units". The admin refuses an eighth unit product.
+PAID_UNITS_PROMISED = 7
+CURRENCY = "INR"
+
+
+def format_paise(paise: int) -> str:
+    """``29900`` → ``"₹299"``; ``29950`` → ``"₹299.50"`` (Indian digit grouping for lakhs)."""
+    rupees, rest = divmod(int(paise), 100)
+    digits = str(rupees)
+    if len(digits) > 3:
+        head, tail = digits[:-3], digits[-3:]
+        groups = []
+        while len(head) > 2:
+            groups.insert(0, head[-2:])
+            head = head[:-2]
+        if head:
+            groups.insert(0, head)
+        digits = ",".join([*groups, tail])
+    return f"₹{digits}" + (f".{rest:02d}" if rest else "")
+
+
+class Product(models.Model):
+    class Kind(models.TextChoices):
+        UNIT = "unit", "One paid unit"
+        BUNDLE = "bundle", "Bundle: every paid unit"
+
+    code = models.SlugField(max_length=40, unique=True, help_text="stable id, e.g. unit-18")
+    kind = models.CharField(max_length=10, choices=Kind.choices)
+    unit_number = models.PositiveSmallIntegerField(
+        null=True, blank=True, help_text="for a unit product: the unit it unlocks (a paid unit)"
+    )
+    name = models.CharField(max_length=120)
+    description = models.TextField(blank=True)
+    price_paise = models.PositiveIntegerField(help_text="price in paise: ₹299 is 29900")
+    currency = models.CharField(max_length=3, default=CURRENCY, choices=[(CURRENCY, CURRENCY)])
+    for_sale = models.BooleanField(
+        default=True,
+        help_text="withdrawn products stay paid units; their buyers keep access",
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ("kind", "unit_number")
+        constraints: ClassVar = [
+            models.CheckConstraint(
+                condition=(Q(kind="unit") & Q(unit_number__isnull=False))
+                | (Q(kind="bundle") & Q(unit_number__isnull=True)),
+                name="product_unit_number_iff_unit",
+            ),
+            models.UniqueConstraint(
+                fields=("unit_number",),
+                condition=Q(unit_number__isnull=False),
+                name="product_one_per_unit",
+            ),
+            models.UniqueConstraint(
+                fields=("kind",), condition=Q(kind="bundle"), name="product_one_bundle"
+            ),
+            # Razorpay's smallest charge is ₹1.
+            models.CheckConstraint(condition=Q(price_paise__gte=100), name="product_price_min"),
+            models.CheckConstraint(condition=Q(currency=CURRENCY), name="product_currency_inr"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.price_display})"
+
+    @property
+    def price_display(self) -> str:
+        return format_paise(self.price_paise)
+
+    def clean(self) -> None:
+        if self.kind == self.Kind.UNIT:
+            others = Product.objects.filter(kind=self.Kind.UNIT).exclude(pk=self.pk)
+            if others.count() >= PAID_UNITS_PROMISED:
+                raise ValidationError(
+                    f"The bundle promises {PAID_UNITS_PROMISED} paid units; "
+                    "there are already that many unit products."
+                )
+
+
+class Order(models.Model):
+    """One attempt to buy one product, from creation to (possibly) refund.
+
+    The state machine (every other move raises :class:`IllegalTransition`)::
+
+        created ──► paid ──► refund_requested ──► refunded
+           │         ▲             │    ▲
+           ▼         │             ▼    │ (retry)
+         failed ─────┘         refund_failed ──► refunded (a late refund.processed)
+
+    ``failed → paid``: Razorpay lets the learner retry on the same order, so a later successful
+    payment still completes it. ``paid`` is never left except by a refund request.
+    """
+
+    class State(models.TextChoices):
+        CREATED = "created", "Created (awaiting payment)"
+        FAILED = "failed", "Payment failed"
+        PAID = "paid", "Paid"
+        REFUND_REQUESTED = "refund_requested", "Refund requested"
+        REFUND_FAILED = "refund_failed", "Refund failed"
+        REFUNDED = "refunded", "Refunded"
+
+    TRANSITIONS: ClassVar[dict[str, frozenset[str]]] = {
+        State.CREATED: frozenset({State.PAID, State.FAILED}),
+        State.FAILED: frozenset({State.PAID}),
+        State.PAID: frozenset({State.REFUND_REQUESTED}),
+        State.REFUND_REQUESTED: frozenset({State.REFUNDED, State.REFUND_FAILED}),
+        State.REFUND_FAILED: frozenset({State.REFUND_REQUESTED, State.REFUNDED}),
+        State.REFUNDED: frozenset(),
+    }
+    UNPAID: ClassVar[tuple[str, ...]] = (State.CREATED, State.FAILED)
+    #: States in which the order's entitlement is active (access granted, not refunded).
+    HOLDING: ClassVar[tuple[str, ...]] = (
+        State.PAID,
+        State.REFUND_REQUESTED,
+        State.REFUND_FAILED,
+    )
+
+    public_id = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
+    receipt = models.CharField(max_length=40, unique=True, help_text="our receipt number")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="billing_orders"
+    )
+    product = models.ForeignKey(Product, on_delete=models.PROTECT, related_name="orders")
+    amount_paise = models.PositiveIntegerField(help_text="the price when the order was created")
+    currency = models.CharField(max_length=3, default=CURRENCY)
+    state = models.CharField(max_length=20, choices=State.choices, default=State.CREATED)
+    provider = models.CharField(max_length=20, help_text="razorpay or testmode")
+    provider_order_id = models.CharField(max_length=64, null=True, blank=True, unique=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+    paid_at = models.DateTimeField(null=True, blank=True)
+    refunded_at = models.DateTimeField(null=True, blank=True)
+    receipt_emailed_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ("-created_at",)
+        constraints: ClassVar = [
+            models.CheckConstraint(
+                condition=Q(
+                    state__in=[
+                        "created",
+                        "failed",
+                        "paid",
+                        "refund_requested",
+                        "refund_failed",
+                        "refunded",
+                    ]
+                ),
+                name="order_state_known",
+            ),
+            models.CheckConstraint(condition=Q(amount_paise__gte=100), name="order_amount_min"),
+            models.CheckConstraint(
+                condition=Q(paid_at__isnull=False) | Q(state__in=["created", "failed"]),
+                name="order_paid_has_paid_at",
+            ),
+        ]
+        indexes: ClassVar = [models.Index(fields=("state", "paid_at"))]
+
+    def __str__(self) -> str:
+        return f"{self.receipt} · {self.product.name} · {self.get_state_display()}"
+
+    @property
+    def amount_display(self) -> str:
+        return format_paise(self.amount_paise)
+
+    def can_transition(self, target: str) -> bool:
+        return target in self.TRANSITIONS[self.State(self.state)]
+
+    def transition(self, target: str) -> None:
+        """Move to ``target`` (in memory; the caller saves under a row lock)."""
+        if not self.can_transition(target):
+            raise IllegalTransition(self.receipt or self.pk, self.state, target)
+        self.state = target
+
+
+class Payment(models.Model):
+    """A payment the provider reported for one of our orders (verified before it is stored)."""
+
+    class Status(models.TextChoices):
+        CAPTURED = "captured", "Captured"
+        FAILED = "failed", "Failed"
+
+    order = models.ForeignKey(Order, on_delete=models.PROTECT, related_name="payments")
+    provider_payment_id = models.CharField(max_length=64, unique=True)
+    status = models.CharField(max_length=10, choices=Status.choices)
+    amount_paise = models.PositiveIntegerField()
+    currency = models.CharField(max_length=3)
+    method = models.CharField(max_length=30, blank=True)
+    source = models.CharField(max_length=30, help_text="which message told us: callback or event")
+    error = models.CharField(max_length=300, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ("-created_at",)
+
+    def __str__(self) -> str:
+        return f"{self.provider_payment_id} · {format_paise(self.amount_paise)} · {self.status}"
+
+
+class Refund(models.Model):
+    """One refund attempt for one order; a retry after a failure is a new row."""
+
+    class Status(models.TextChoices):
+        REQUESTED = "requested", "Requested"
+        PROCESSED = "processed", "Processed"
+        FAILED = "failed", "Failed"
+
+    order = models.ForeignKey(Order, on_delete=models.PROTECT, related_name="refunds")
+    idempotency_key = models.CharField(max_length=64, unique=True)
+    provider_refund_id = models.CharField(max_length=64, null=True, blank=True, unique=True)
+    amount_paise = models.PositiveIntegerField()
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.REQUESTED)
+    requested_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+"
+    )
+    by_operator = models.BooleanField(default=False)
+    error = models.CharField(max_length=300, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    processed_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ("-created_at",)
+        constraints: ClassVar = [
+            # One refund in flight (requested) per order at a time.
+            models.UniqueConstraint(
+                fields=("order",), condition=Q(status="requested"), name="refund_one_in_flight"
+            ),
+            models.UniqueConstraint(
+                fields=("order",), condition=Q(status="processed"), name="refund_one_processed"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"Refund of {self.order.receipt} · {self.get_status_display()}"
+
+
+class Entitlement(models.Model):
+    """Access bought by a paid order: a unit, or every paid unit for the bundle."""
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="billing_entitlements"
+    )
+    product = models.ForeignKey(Product, on_delete=models.PROTECT, related_name="entitlements")
+    # One entitlement per order, ever: the database makes "grant exactly once" a constraint.
+    order = models.OneToOneField(Order, on_delete=models.PROTECT, related_name="entitlement")
+    granted_at = models.DateTimeField(default=timezone.now)
+    revoked_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ("-granted_at",)
+        indexes: ClassVar = [models.Index(fields=("user", "revoked_at"))]
+
+    def __str__(self) -> str:
+        state = "revoked" if self.revoked_at else "active"
+        return f"{self.user} · {self.product.name} · {state}"
+
+    @property
+    def active(self) -> bool:
+        return self.revoked_at is None
+
+
+class ProviderEvent(models.Model):
+    """A verified webhook delivery, kept with its raw body; the event id de-duplicates."""
+
+    provider = models.CharField(max_length=20)
+    event_id = models.CharField(max_length=100)
+    event_type = models.CharField(max_length=60)
+    raw_body = models.TextField(help_text="the exact body whose signature was verified")
+    received_at = models.DateTimeField(auto_now_add=True)
+    processed_at = models.DateTimeField(null=True, blank=True)
+    outcome = models.CharField(max_length=300, blank=True)
+    order = models.ForeignKey(
+        Order, null=True, blank=True, on_delete=models.SET_NULL, related_name="events"
+    )
+
+    class Meta:
+        ordering = ("-received_at",)
+        constraints: ClassVar = [
+            models.UniqueConstraint(fields=("provider", "event_id"), name="event_once")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.provider} {self.event_type} {self.event_id}"
