@@ -37,8 +37,16 @@ def section_get(unit: CompiledUnit, number: int) -> CompiledSection:
 def section_access(
     *, user: AbstractBaseUser | AnonymousUser, unit: CompiledUnit, section: CompiledSection
 ) -> bool:
-    """May this user read this section? Free sections are open to everyone."""
-    return section.free
+    """May this user read this section? THE gate: every page, JSON answer and check reads it.
+
+    Free sections are open to everyone; any other section only to a user entitled to the unit
+    (billing decides entitlement: a unit purchase, or the bundle). Fails closed.
+    """
+    if section.free:
+        return True
+    from mathmachine.billing.selectors import has_unit_access  # here: billing may import us
+
+    return has_unit_access(user=user, unit_number=unit.number)
 
 
 def check_find(unit: CompiledUnit, check_id: str) -> tuple[CompiledSection, CheckDef]:

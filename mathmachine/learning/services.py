@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import uuid
 from dataclasses import dataclass
+from typing import Any, TypeVar
 
+from django.contrib.auth.base_user import AbstractBaseUser
 from django.db import IntegrityError, transaction
 from django.db.models import F
 from django.utils import timezone
@@ -85,3 +88,110 @@ def section_visit_record(*, learner: Learner, unit_slug: str, section_number: in
             except IntegrityError:
                 pass  # a concurrent first visit created it; one visit more or less is harmless
 
+
+@dataclass(frozen=True)
+class ClaimOutcome:
+    """What learner_progress_claim did: rows moved to the user, rows merged into theirs."""
+
+    answers_moved: int
+    answers_merged: int
+    visits_moved: int
+    visits_merged: int
+
+
+def learner_progress_claim(*, user: AbstractBaseUser, anon_token: uuid.UUID) -> ClaimOutcome:
+    """Give the anonymous learner ``anon_token``'s answers and section visits to ``user``.
+
+    Called at sign-up and sign-in. A row the user does not have yet is moved (its timestamps
+    kept). Where the user already has a row for the same check, the two are merged into the
+    user's row and the anonymous one is deleted: attempts are summed, a correct answer is never
+    lost (the correct record wins over a wrong one; otherwise the latest), the first try and first
+    solve are the earliest ones. Section visits are merged the same way (visits summed, the
+    latest visit kept, so the place to resume is right).
+
+    Atomic. The anonymous rows are locked first, then the user's; a row the user creates at the
+    same moment (another tab answering) makes the move fail on the unique constraint inside a
+    savepoint, and the claim merges into that row instead. Running it twice is harmless.
+    """
+    with transaction.atomic():
+        answers_moved = answers_merged = 0
+        anon_answers = CheckAnswer.objects.select_for_update().filter(
+            anon_token=anon_token, user__isnull=True
+        )
+        for anon in anon_answers.order_by("pk"):
+            mine = _claim_target(
+                CheckAnswer, anon, user, unit_slug=anon.unit_slug, check_id=anon.check_id
+            )
+            if mine is None:
+                answers_moved += 1
+                continue
+            CheckAnswer.objects.filter(pk=mine.pk).update(**_merged_answer(mine, anon))
+            CheckAnswer.objects.filter(pk=anon.pk).delete()
+            answers_merged += 1
+
+        visits_moved = visits_merged = 0
+        anon_visits = SectionVisit.objects.select_for_update().filter(
+            anon_token=anon_token, user__isnull=True
+        )
+        for visit in anon_visits.order_by("pk"):
+            mine_visit = _claim_target(
+                SectionVisit,
+                visit,
+                user,
+                unit_slug=visit.unit_slug,
+                section_number=visit.section_number,
+            )
+            if mine_visit is None:
+                visits_moved += 1
+                continue
+            SectionVisit.objects.filter(pk=mine_visit.pk).update(
+                visits=mine_visit.visits + visit.visits,
+                first_visited_at=min(mine_visit.first_visited_at, visit.first_visited_at),
+                last_visited_at=max(mine_visit.last_visited_at, visit.last_visited_at),
+            )
+            SectionVisit.objects.filter(pk=visit.pk).delete()
+            visits_merged += 1
+    return ClaimOutcome(
+        answers_moved=answers_moved,
+        answers_merged=answers_merged,
+        visits_moved=visits_moved,
+        visits_merged=visits_merged,
+    )
+
+
+_Owned = TypeVar("_Owned", CheckAnswer, SectionVisit)
+
+
+def _claim_target(
+    model: type[_Owned], anon: _Owned, user: AbstractBaseUser, **key: Any
+) -> _Owned | None:
+    """The user's row to merge ``anon`` into (locked), or None once ``anon`` has been moved."""
+    mine = model.objects.select_for_update().filter(user_id=user.pk, **key).first()
+    if mine is not None:
+        return mine
+    try:
+        with transaction.atomic():  # savepoint: a concurrent create by the user rolls back this
+            # update() keeps the row's timestamps (auto_now applies to save() only).
+            model.objects.filter(pk=anon.pk).update(user_id=user.pk, anon_token=None)
+        return None
+    except IntegrityError:
+        return model.objects.select_for_update().get(user_id=user.pk, **key)
+
+
+def _merged_answer(mine: CheckAnswer, other: CheckAnswer) -> dict[str, Any]:
+    """Field values of two records of one check merged into one (see learner_progress_claim)."""
+    pair = (mine, other)
+    earlier = min(pair, key=lambda r: r.first_answered_at)
+    latest = max(pair, key=lambda r: r.updated_at)
+    correct_ones = [r for r in pair if r.correct]
+    best = latest if latest.correct or not correct_ones else correct_ones[0]
+    solved = [r.solved_at for r in pair if r.solved_at is not None]
+    return {
+        "attempts": mine.attempts + other.attempts,
+        "first_try_correct": earlier.first_try_correct,
+        "correct": best.correct,
+        "last_answer": best.last_answer,
+        "solved_at": min(solved) if solved else None,
+        "first_answered_at": earlier.first_answered_at,
+        "updated_at": latest.updated_at,
+    }

@@ -3,5 +3,7 @@ from django.urls import include, path
 
 urlpatterns = [
     path("admin/", admin.site.urls),
+    path("accounts/", include("allauth.urls")),  # sign up, sign in, sign out, password reset
+    path("", include("mathmachine.accounts.urls")),  # "Your learning"
     path("", include("mathmachine.learning.urls")),
 ]

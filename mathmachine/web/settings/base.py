@@ -27,6 +27,9 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "django.contrib.humanize",
     "csp",
+    "allauth",
+    "allauth.account",
+    "mathmachine.accounts",
     "mathmachine.learning",
     "mathmachine.billing",
 ]
@@ -39,6 +42,7 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "allauth.account.middleware.AccountMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "csp.middleware.CSPMiddleware",
@@ -79,6 +83,55 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     )
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+# Cache: allauth's rate limits (failed sign-ins) count in it. LocMemCache is per process: right
+# for one process (make run, tests). With several processes or hosts set REDIS_URL
+# (e.g. redis://127.0.0.1:6379/0) so every process sees the same counts (docs/accounts.md).
+REDIS_URL = os.environ.get("REDIS_URL", "")
+CACHES = {
+    "default": (
+        {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}
+        if REDIS_URL
+        else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "mathmachine"}
+    )
+}
+
+# Accounts (django-allauth): email and password, no usernames (docs/accounts.md).
+AUTHENTICATION_BACKENDS = [
+    "django.contrib.auth.backends.ModelBackend",  # the admin
+    "allauth.account.auth_backends.AuthenticationBackend",  # learners, by email
+]
+# New passwords are hashed with Argon2; the others only verify (and upgrade) older hashes.
+PASSWORD_HASHERS = [
+    "django.contrib.auth.hashers.Argon2PasswordHasher",
+    "django.contrib.auth.hashers.PBKDF2PasswordHasher",
+    "django.contrib.auth.hashers.PBKDF2SHA1PasswordHasher",
+    "django.contrib.auth.hashers.ScryptPasswordHasher",
+]
+LOGIN_URL = "account_login"
+LOGIN_REDIRECT_URL = "accounts:dashboard"
+LOGOUT_REDIRECT_URL = "learning:home"
+ACCOUNT_ADAPTER = "mathmachine.accounts.adapter.AccountAdapter"
+ACCOUNT_LOGIN_METHODS = {"email"}
+ACCOUNT_SIGNUP_FIELDS = ["email*", "password1*", "password2*"]
+ACCOUNT_UNIQUE_EMAIL = True
+ACCOUNT_CHANGE_EMAIL = True  # one address per learner; a change is verified before it replaces
+ACCOUNT_EMAIL_VERIFICATION = "optional"  # a confirmation email is sent; learning starts at once
+ACCOUNT_EMAIL_SUBJECT_PREFIX = "[The Math Behind the Machine] "
+ACCOUNT_LOGOUT_ON_PASSWORD_CHANGE = False
+ACCOUNT_PREVENT_ENUMERATION = True
+ACCOUNT_RATE_LIMITS = {
+    # 5 failed sign-ins for one email address in 5 minutes (or 10 a minute from one IP) pause
+    # signing in; the form says so (AccountAdapter.error_messages).
+    "login_failed": "10/m/ip,5/5m/key",
+    "login": "30/m/ip",
+    "signup": "20/m/ip",
+    "reset_password": "20/m/ip,5/m/key",
+}
+DEFAULT_FROM_EMAIL = os.environ.get(
+    "DEFAULT_FROM_EMAIL", "The Math Behind the Machine <hello@localhost>"
+)
+SERVER_EMAIL = os.environ.get("SERVER_EMAIL", DEFAULT_FROM_EMAIL)
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},

@@ -4,7 +4,7 @@ from .base import *  # noqa: F403
 from .base import SECRET_KEY
 
 DEBUG = False
-SECRET_KEY = SECRET_KEY or "test-only-not-secret"  # noqa: S105
+SECRET_KEY = SECRET_KEY or "test-only-not-secret"
 ALLOWED_HOSTS = ["testserver", "127.0.0.1", "localhost"]
 EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
 STORAGES = {

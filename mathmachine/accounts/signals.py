@@ -1,0 +1,38 @@
+"""At sign-up and sign-in, the anonymous learner's progress in this browser joins the account.
+
+allauth signs a new user in right after sign-up, and every sign-in (allauth's or the admin's)
+goes through django.contrib.auth.login, which sends ``user_logged_in``. The anonymous token
+survives the session-key rotation of login(); after the claim it is removed from the session so
+later answers are recorded for the user only.
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from django.contrib.auth.signals import user_logged_in
+from django.dispatch import receiver
+from django.http import HttpRequest
+
+from mathmachine.learning.learners import SESSION_KEY
+from mathmachine.learning.services import learner_progress_claim
+
+
+@receiver(user_logged_in, dispatch_uid="mathmachine.accounts.claim_progress")
+def claim_anonymous_progress(
+    sender: Any, request: HttpRequest | None, user: Any, **kwargs: Any
+) -> None:
+    session = getattr(request, "session", None)
+    if session is None:
+        return
+    raw = session.get(SESSION_KEY)
+    if not raw:
+        return
+    try:
+        token = uuid.UUID(str(raw))
+    except ValueError:
+        session.pop(SESSION_KEY, None)
+        return
+    learner_progress_claim(user=user, anon_token=token)
+    session.pop(SESSION_KEY, None)
