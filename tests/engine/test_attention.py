@@ -3,13 +3,15 @@ differences."""
 
 from __future__ import annotations
 
+import importlib
 import re
 
 import numpy as np
 import pytest
 from gradcheck import assert_gradients
 
-from mathmachine.engine import attention as A
+# the package exports the function ``attention``, which shadows the submodule's attribute name
+A = importlib.import_module("mathmachine.engine.attention")
 
 
 @pytest.fixture

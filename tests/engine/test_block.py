@@ -3,15 +3,17 @@ backward against finite differences."""
 
 from __future__ import annotations
 
+import importlib
 import re
 
 import numpy as np
 import pytest
 from gradcheck import assert_gradients
 
-from mathmachine.engine import attention as A
 from mathmachine.engine import block as B
 from mathmachine.engine import layers as L
+
+A = importlib.import_module("mathmachine.engine.attention")
 
 
 @pytest.fixture

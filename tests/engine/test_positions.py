@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 from gradcheck import assert_gradients
 
-from mathmachine.engine import attention
+from mathmachine.engine import attention as attention_fn
+from mathmachine.engine import attention_backward, attention_forward
 from mathmachine.engine import positions as P
 
 
@@ -84,12 +85,10 @@ def test_relative_position_bias_in_attention_and_its_backward() -> None:
 
     def loss() -> float:
         b = P.relative_position_bias(table, 4, 4, max_distance=16)
-        return float(np.sum(attention.attention(q, k, v, bias=b)[0] * probe))
+        return float(np.sum(attention_fn(q, k, v, bias=b)[0] * probe))
 
     b, bcache = P.relative_position_bias_forward(table, 4, 4, max_distance=16)
-    _, _, _, dbias = attention.attention_backward(
-        probe, attention.attention_forward(q, k, v, bias=b)[1]
-    )
+    _, _, _, dbias = attention_backward(probe, attention_forward(q, k, v, bias=b)[1])
     dtable = P.relative_position_bias_backward(dbias, bcache)
     assert_gradients(loss, {"table": table}, {"table": dtable})
 
