@@ -1,0 +1,98 @@
+"""Command line: check and build units without Django.
+
+    python -m mathmachine.coursebook check [UNIT_DIR ...]   compile, print path:line: message
+    python -m mathmachine.coursebook build                   compile every unit into the cache
+
+Exit status 1 when any unit has errors.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+from . import cache
+from .errors import CompileError, CompileErrors
+from .passes.assemble import compile_unit
+
+
+def _errors(exc: CompileError) -> tuple[CompileError, ...]:
+    return exc.errors if isinstance(exc, CompileErrors) else (exc,)
+
+
+def _unit_dir(arg: str) -> Path:
+    p = Path(arg)
+    if p.is_file():
+        p = p.parent
+    return p
+
+
+def check(paths: list[str], root: str | None) -> int:
+    folders = [_unit_dir(p) for p in paths] or cache.unit_folders(cache.content_root(root))
+    if not folders:
+        print("no units found", file=sys.stderr)
+        return 1
+    status = 0
+    for folder in folders:
+        start = time.perf_counter()
+        try:
+            unit = compile_unit(folder)
+        except CompileError as exc:
+            for e in _errors(exc):
+                print(e.format())
+            print(f"{folder}: {len(_errors(exc))} error(s)", file=sys.stderr)
+            status = 1
+            continue
+        ms = (time.perf_counter() - start) * 1000
+        written = [s for s in unit.sections if s.written]
+        checks = sum(len(s.checks) for s in written)
+        widgets = sum(len(s.widgets) for s in written)
+        print(
+            f"ok: unit {unit.number} {unit.slug}: {len(written)} of {len(unit.sections)} "
+            f"sections written, {widgets} widget(s), {checks} check(s), compiled in {ms:.0f} ms"
+        )
+    return status
+
+
+def build(root: str | None, cache_dir: str | None) -> int:
+    base = cache.content_root(root)
+    status = 0
+    infos = cache.scan_units(base)
+    if not infos:
+        print(f"no units under {base}", file=sys.stderr)
+        return 1
+    for info in infos:
+        start = time.perf_counter()
+        try:
+            unit = cache.build_unit(Path(info.path), cache_dir=cache_dir)
+        except CompileError as exc:
+            for e in _errors(exc):
+                print(e.format())
+            status = 1
+            continue
+        ms = (time.perf_counter() - start) * 1000
+        print(
+            f"built unit {unit.number} {unit.slug} -> "
+            f"{cache.cache_path(cache_dir) / (unit.source_hash + '.pickle')} ({ms:.0f} ms)"
+        )
+    return status
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m mathmachine.coursebook")
+    parser.add_argument("--root", help="content root (default: the repo's content/units)")
+    sub = parser.add_subparsers(dest="command", required=True)
+    p_check = sub.add_parser("check", help="compile units and report errors as path:line")
+    p_check.add_argument("paths", nargs="*", help="unit folders (default: every unit)")
+    p_build = sub.add_parser("build", help="compile every unit into the cache")
+    p_build.add_argument("--cache-dir", help="default: $MATHMACHINE_CACHE_DIR or var/coursebook")
+    args = parser.parse_args(argv)
+    if args.command == "check":
+        return check(args.paths, args.root)
+    return build(args.root, args.cache_dir)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,174 @@
+"""The pipeline, stage by stage, and the assembly of a CompiledUnit.
+
+    load (unit.toml, figures.py) -> substitute figures -> lint hand-typed decimals
+    -> parse (markdown-it) -> directives -> structure -> roles, math -> render -> assemble
+
+Errors of every stage are collected per file, so one run reports all of them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..errors import CompileError, CompileErrors, StructureError
+from ..model import CompiledSection, CompiledUnit
+from ..parse import parse
+from .context import SectionContext, SectionRef, UnitContext
+from .directives import expand
+from .figures import substitute
+from .lint import lint_decimals
+from .load import SectionEntry, UnitSource, load_figures, read_unit
+from .math import convert_math
+from .render import render_section
+from .roles import resolve_roles
+from .structure import check_headings, check_summary, check_title
+
+
+@dataclass
+class MarkdownResult:
+    html: str
+    ctx: SectionContext
+
+
+def compile_markdown(
+    text: str,
+    *,
+    path: Path,
+    unit: UnitContext,
+    number: int,
+    title: str,
+    whole_section: bool = True,
+) -> MarkdownResult:
+    """Compile one section's Markdown. Errors are left in result.ctx.errors (not raised).
+
+    whole_section=False compiles a fragment: no title line or closing summary required.
+    """
+    ctx = SectionContext(unit=unit, path=path, number=number, title=title)
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    ctx.errors.extend(lint_decimals(text, path, unit.figures))
+    text, errors = substitute(text, path, unit.figures)
+    ctx.errors.extend(errors)
+    tokens = parse(text)
+    if whole_section:
+        tokens = check_title(tokens, ctx)
+    tokens = expand(tokens, ctx)
+    check_headings(tokens, ctx)
+    if whole_section:
+        check_summary(tokens, ctx, last_line=max(1, text.count("\n")))
+    resolve_roles(tokens, ctx)
+    convert_math(tokens, ctx)
+    html = render_section(tokens, ctx)
+    return MarkdownResult(html, ctx)
+
+
+def _unit_context(
+    source: UnitSource, figures: dict[str, str], examples: dict, known: dict[int, str]
+) -> UnitContext:
+    return UnitContext(
+        number=source.number,
+        slug=source.slug,
+        title=source.title,
+        sections={
+            s.number: SectionRef(s.number, s.slug, s.title, bool(s.file)) for s in source.sections
+        },
+        figures=figures,
+        examples=examples,
+        known_units=known,
+    )
+
+
+def _compile_section(
+    entry: SectionEntry, source: UnitSource, unit: UnitContext, errors: list[CompileError]
+) -> CompiledSection:
+    path = entry.path(source.folder)
+    if path is None:
+        return CompiledSection(
+            number=entry.number,
+            slug=entry.slug,
+            title=entry.title,
+            free=entry.free,
+            written=False,
+            html="",
+            checks=(),
+            widgets=(),
+            summary_html="",
+            published_widgets=entry.widgets,
+            published_checks=entry.checks,
+        )
+    text = path.read_text(encoding="utf-8")
+    result = compile_markdown(text, path=path, unit=unit, number=entry.number, title=entry.title)
+    ctx = result.ctx
+    errors.extend(ctx.errors)
+    toml = source.toml_path
+    if not ctx.errors:
+        for what, found, published in (
+            ("widgets", len(ctx.widgets), entry.widgets),
+            ("checks", len(ctx.checks), entry.checks),
+        ):
+            if found != published:
+                errors.append(
+                    StructureError(
+                        toml,
+                        entry.line,
+                        f"section {entry.number} publishes {what} = {published}, "
+                        f"but {entry.file} has {found}",
+                    )
+                )
+    return CompiledSection(
+        number=entry.number,
+        slug=entry.slug,
+        title=entry.title,
+        free=entry.free,
+        written=True,
+        html=result.html,
+        checks=tuple(ctx.checks),
+        widgets=tuple(ctx.widgets),
+        summary_html=ctx.summary_html,
+        published_widgets=entry.widgets,
+        published_checks=entry.checks,
+        source=str(path),
+    )
+
+
+def source_digest(folder: Path) -> str:
+    """sha256 of every file of the unit folder (names and bytes)."""
+    h = hashlib.sha256()
+    for p in sorted(folder.rglob("*")):
+        if p.is_file() and "__pycache__" not in p.parts:
+            h.update(p.relative_to(folder).as_posix().encode() + b"\0")
+            h.update(p.read_bytes() + b"\0")
+    return h.hexdigest()
+
+
+def compile_unit(
+    folder: str | Path, *, known_units: dict[int, str] | None = None, source_hash: str = ""
+) -> CompiledUnit:
+    """Compile a unit folder. Raises CompileErrors (a CompileError) listing every problem.
+
+    known_units: number -> slug of the units that exist (for {unit} links); default: the
+    folder's siblings. source_hash: recorded in the result (the cache passes its key).
+    """
+    folder = Path(folder)
+    source = read_unit(folder)
+    figures = load_figures(folder, source.number)
+    if known_units is None:
+        from ..cache import scan_units
+
+        known_units = {info.number: info.slug for info in scan_units(folder.parent)}
+    unit = _unit_context(source, figures.values, figures.examples, known_units)
+    errors: list[CompileError] = []
+    sections = tuple(_compile_section(e, source, unit, errors) for e in source.sections)
+    if errors:
+        raise CompileErrors(errors)
+    return CompiledUnit(
+        number=source.number,
+        slug=source.slug,
+        title=source.title,
+        subtitle=source.subtitle,
+        sections=sections,
+        source_hash=source_hash or source_digest(folder),
+        offer=source.offer,
+        course=source.course,
+    )

@@ -1,0 +1,50 @@
+"""Stage 2: replace every ``{{ name }}`` with figures()[name], before parsing.
+
+Figure values never contain a newline (load_figures rejects them), so every line keeps its
+number: errors found later still point at the right line of the source file.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from pathlib import Path
+
+from ..errors import CompileError, UnknownFigureError
+
+FIGURE_REF = re.compile(r"\{\{(.*?)\}\}")
+NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]*$")
+
+
+def substitute(text: str, path: Path, figures: dict[str, str]) -> tuple[str, list[CompileError]]:
+    """(text with figures substituted, errors). An unknown name is left as written."""
+    errors: list[CompileError] = []
+    out_lines: list[str] = []
+    for n, line in enumerate(text.split("\n"), start=1):
+        if "{{" not in line:
+            out_lines.append(line)
+            continue
+
+        def replace(m: re.Match[str], n: int = n) -> str:
+            name = m.group(1).strip()
+            if not NAME.match(name):
+                errors.append(
+                    UnknownFigureError(path, n, f"{{{{{m.group(1)}}}}} is not a figure name")
+                )
+                return m.group(0)
+            if name not in figures:
+                close = difflib.get_close_matches(name, list(figures), n=1)
+                hint = f" (did you mean {{{{ {close[0]} }}}}?)" if close else ""
+                errors.append(
+                    UnknownFigureError(
+                        path,
+                        n,
+                        f"unknown figure {{{{ {name} }}}}{hint}: "
+                        "figures() in figures.py has no such entry",
+                    )
+                )
+                return m.group(0)
+            return figures[name]
+
+        out_lines.append(FIGURE_REF.sub(replace, line))
+    return "\n".join(out_lines), errors

@@ -1,0 +1,363 @@
+"""Stage 1: read a unit folder: unit.toml (tomllib), figures.py (imported from its path) and
+the list of section files."""
+
+from __future__ import annotations
+
+import importlib.util
+import inspect
+import re
+import sys
+import tomllib
+import traceback
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..errors import CompileError, CompileErrors, FiguresError, SectionFileError, UnitFileError
+
+UNIT_FILE = "unit.toml"
+FIGURES_FILE = "figures.py"
+SLUG = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
+FIGURE_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]*$")
+
+UNIT_KEYS: dict[str, type] = {
+    "number": int,
+    "slug": str,
+    "title": str,
+    "subtitle": str,
+    "course": str,
+    "offer": str,
+    "sections": list,
+}
+UNIT_REQUIRED = ("number", "slug", "title", "sections")
+SECTION_KEYS: dict[str, type] = {
+    "number": int,
+    "slug": str,
+    "title": str,
+    "file": str,
+    "free": bool,
+    "widgets": int,
+    "checks": int,
+}
+SECTION_REQUIRED = ("number", "slug", "title")
+
+
+@dataclass(frozen=True)
+class SectionEntry:
+    """One [[sections]] entry. file == "" means the section is not written yet."""
+
+    number: int
+    slug: str
+    title: str
+    file: str
+    free: bool
+    widgets: int
+    checks: int
+    line: int  # of its [[sections]] header in unit.toml
+
+    def path(self, folder: Path) -> Path | None:
+        return folder / self.file if self.file else None
+
+
+@dataclass(frozen=True)
+class UnitSource:
+    folder: Path
+    number: int
+    slug: str
+    title: str
+    subtitle: str
+    course: str
+    offer: str
+    sections: tuple[SectionEntry, ...]
+
+    @property
+    def toml_path(self) -> Path:
+        return self.folder / UNIT_FILE
+
+
+@dataclass(frozen=True)
+class Figures:
+    """figures() (name -> text exactly as printed) and EXAMPLES from figures.py."""
+
+    values: dict[str, str]
+    examples: dict[str, Any]
+    path: Path
+
+
+def _key_lines(text: str) -> dict[tuple[int, str], int]:
+    """(table index, key) -> 1-based line; table index -1 is the top level, k the k-th
+    [[sections]] (k = 0, 1, ...), and (k, "[[sections]]") its header line."""
+    lines: dict[tuple[int, str], int] = {}
+    table = -1
+    for n, raw in enumerate(text.splitlines(), start=1):
+        s = raw.strip()
+        if s.startswith("[[sections]]"):
+            table += 1
+            lines[(table, "[[sections]]")] = n
+            continue
+        m = re.match(r'^"?([A-Za-z0-9_-]+)"?\s*=', s)
+        if m:
+            lines.setdefault((table, m.group(1)), n)
+    return lines
+
+
+def _type_name(t: type) -> str:
+    return {int: "an integer", str: "a string", bool: "true or false", list: "a list"}[t]
+
+
+def _check_table(
+    table: dict[str, Any],
+    spec: dict[str, type],
+    required: tuple[str, ...],
+    where: str,
+    line_of: Any,
+    path: Path,
+    errors: list[CompileError],
+) -> None:
+    for key, value in table.items():
+        if key not in spec:
+            errors.append(
+                UnitFileError(
+                    path, line_of(key), f"unknown key {key!r} in {where} (known: {', '.join(spec)})"
+                )
+            )
+            continue
+        want = spec[key]
+        if not isinstance(value, want) or (want is int and isinstance(value, bool)):
+            errors.append(
+                UnitFileError(path, line_of(key), f"{where}: {key} must be {_type_name(want)}")
+            )
+    for key in required:
+        if key not in table:
+            errors.append(UnitFileError(path, line_of(None), f"{where} has no {key!r}"))
+
+
+def read_unit(folder: Path) -> UnitSource:
+    """Parse and validate unit.toml, and check the section files against the folder.
+
+    Raises CompileErrors listing every problem found.
+    """
+    path = folder / UNIT_FILE
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise CompileErrors([UnitFileError(path, 1, "unit.toml is missing")]) from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        m = re.search(r"line (\d+)", str(exc))
+        line = int(m.group(1)) if m else 1
+        raise CompileErrors([UnitFileError(path, line, f"not valid TOML: {exc}")]) from None
+
+    lines = _key_lines(text)
+    errors: list[CompileError] = []
+    _check_table(
+        data, UNIT_KEYS, UNIT_REQUIRED, "unit.toml", lambda k: lines.get((-1, k), 1), path, errors
+    )
+    raw_sections = data.get("sections") if isinstance(data.get("sections"), list) else []
+    sections: list[SectionEntry] = []
+    for i, sec in enumerate(raw_sections):
+        header = lines.get((i, "[[sections]]"), 1)
+        if not isinstance(sec, dict):
+            errors.append(UnitFileError(path, header, "each [[sections]] entry must be a table"))
+            continue
+
+        def line_of(key: str | None, i: int = i, header: int = header) -> int:
+            return lines.get((i, key), header) if key else header
+
+        before = len(errors)
+        _check_table(sec, SECTION_KEYS, SECTION_REQUIRED, f"section {i + 1}", line_of, path, errors)
+        if len(errors) > before:
+            continue
+        entry = SectionEntry(
+            number=sec["number"],
+            slug=sec["slug"],
+            title=sec["title"].strip(),
+            file=sec.get("file", "").strip(),
+            free=sec.get("free", False),
+            widgets=sec.get("widgets", 0),
+            checks=sec.get("checks", 0),
+            line=header,
+        )
+        if entry.number != i + 1:
+            errors.append(
+                UnitFileError(
+                    path,
+                    line_of("number"),
+                    f"sections must be numbered 1, 2, 3... in order: entry {i + 1} "
+                    f"has number {entry.number}",
+                )
+            )
+        if not SLUG.match(entry.slug):
+            errors.append(
+                UnitFileError(path, line_of("slug"), f"section slug {entry.slug!r} is not a slug")
+            )
+        if any(s.slug == entry.slug for s in sections):
+            errors.append(
+                UnitFileError(path, line_of("slug"), f"section slug {entry.slug!r} is used twice")
+            )
+        for key in ("widgets", "checks"):
+            if getattr(entry, key) < 0:
+                errors.append(UnitFileError(path, line_of(key), f"{key} cannot be negative"))
+        if entry.file:
+            if "/" in entry.file or "\\" in entry.file or not entry.file.endswith(".md"):
+                errors.append(
+                    UnitFileError(
+                        path,
+                        line_of("file"),
+                        f"file {entry.file!r} must be a .md file in the unit's folder",
+                    )
+                )
+            elif not (folder / entry.file).is_file():
+                errors.append(
+                    SectionFileError(
+                        path,
+                        line_of("file"),
+                        f"section {entry.number} lists file {entry.file!r}, which does not exist",
+                    )
+                )
+            if any(s.file == entry.file for s in sections):
+                errors.append(
+                    UnitFileError(path, line_of("file"), f"file {entry.file!r} is listed twice")
+                )
+        sections.append(entry)
+
+    if "sections" in data and not raw_sections:
+        errors.append(UnitFileError(path, lines.get((-1, "sections"), 1), "no [[sections]]"))
+
+    number, slug = data.get("number"), data.get("slug")
+    if isinstance(slug, str) and not SLUG.match(slug):
+        errors.append(UnitFileError(path, lines.get((-1, "slug"), 1), f"{slug!r} is not a slug"))
+    if isinstance(number, int) and isinstance(slug, str):
+        expected = f"{number:02d}-{slug}"
+        if folder.name != expected:
+            errors.append(
+                UnitFileError(
+                    path,
+                    lines.get((-1, "slug"), 1),
+                    f"the unit's folder is {folder.name!r}; number and slug say {expected!r}",
+                )
+            )
+
+    listed = {s.file for s in sections if s.file}
+    for md in sorted(folder.glob("*.md")):
+        if md.name not in listed:
+            errors.append(
+                SectionFileError(md, 1, "no section in unit.toml lists this file (add file = ...)")
+            )
+
+    if errors:
+        raise CompileErrors(errors)
+    return UnitSource(
+        folder=folder,
+        number=data["number"],
+        slug=data["slug"],
+        title=data["title"].strip(),
+        subtitle=str(data.get("subtitle", "")).strip(),
+        course=str(data.get("course", "")).strip(),
+        offer=str(data.get("offer", "")).strip(),
+        sections=tuple(sections),
+    )
+
+
+def read_unit_header(folder: Path) -> tuple[int, str, str, str]:
+    """(number, slug, title, subtitle) from unit.toml, for the catalog (no section checks)."""
+    path = folder / UNIT_FILE
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise CompileErrors([UnitFileError(path, 1, f"cannot read unit.toml: {exc}")]) from None
+    try:
+        return (
+            int(data["number"]),
+            str(data["slug"]),
+            str(data["title"]),
+            str(data.get("subtitle", "")),
+        )
+    except (KeyError, TypeError, ValueError) as exc:
+        raise CompileErrors([UnitFileError(path, 1, f"unit.toml lacks {exc}")]) from None
+
+
+def _error_line(exc: BaseException, path: Path) -> int:
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if Path(f.filename) == path]
+    if frames and frames[-1].lineno:
+        return frames[-1].lineno
+    if isinstance(exc, SyntaxError) and exc.lineno:
+        return exc.lineno
+    return 1
+
+
+def load_figures(folder: Path, unit_number: int) -> Figures:
+    """Import figures.py from its path and call figures(). A unit without figures.py has none.
+
+    Raises CompileErrors (FiguresError) with the line that failed.
+    """
+    path = folder / FIGURES_FILE
+    if not path.is_file():
+        return Figures({}, {}, path)
+    name = f"mathmachine_unit{unit_number:02d}_figures"
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise CompileErrors([FiguresError(path, 1, "cannot import figures.py")])
+    module = importlib.util.module_from_spec(spec)
+    previous = sys.modules.get(name)
+    sys.modules[name] = module  # dataclasses and typing look a module up while it runs
+    try:
+        spec.loader.exec_module(module)
+        func = getattr(module, "figures", None)
+        if not callable(func):
+            raise CompileErrors([FiguresError(path, 1, "figures.py defines no figures() function")])
+        try:
+            values = func()
+        except Exception as exc:
+            line = _error_line(exc, path)
+            raise CompileErrors(
+                [FiguresError(path, line, f"figures() raised {type(exc).__name__}: {exc}")]
+            ) from exc
+    except CompileErrors:
+        raise
+    except Exception as exc:
+        line = _error_line(exc, path)
+        raise CompileErrors(
+            [FiguresError(path, line, f"figures.py raised {type(exc).__name__}: {exc}")]
+        ) from exc
+    finally:
+        if previous is None:
+            sys.modules.pop(name, None)
+        else:
+            sys.modules[name] = previous
+
+    def_line = inspect.getsourcelines(func)[1] if inspect.isfunction(func) else 1
+    errors: list[CompileError] = []
+    if not isinstance(values, dict):
+        raise CompileErrors(
+            [
+                FiguresError(
+                    path, def_line, f"figures() must return a dict, not {type(values).__name__}"
+                )
+            ]
+        )
+    clean: dict[str, str] = {}
+    for key, value in values.items():
+        if not isinstance(key, str) or not FIGURE_NAME.match(key):
+            errors.append(FiguresError(path, def_line, f"figure name {key!r} is not a valid name"))
+        elif not isinstance(value, str):
+            errors.append(
+                FiguresError(
+                    path,
+                    def_line,
+                    f"figures()[{key!r}] is {type(value).__name__}: format it as printed, "
+                    f"e.g. f'{{x:.3f}}'",
+                )
+            )
+        elif "\n" in value or "\r" in value:
+            errors.append(FiguresError(path, def_line, f"figures()[{key!r}] spans several lines"))
+        else:
+            clean[key] = value
+    examples = getattr(module, "EXAMPLES", {})
+    if not isinstance(examples, dict):
+        errors.append(FiguresError(path, 1, "EXAMPLES must be a dict"))
+        examples = {}
+    if errors:
+        raise CompileErrors(errors)
+    return Figures(clean, examples, path)

@@ -1,0 +1,139 @@
+"""Stage 6b: LaTeX -> MathML at build time (latex2mathml), stored in token.meta["mathml"].
+
+latex2mathml is lenient where we want errors, and trusting where we need escaping, so this
+pass wraps it:
+- unbalanced braces and unknown commands (which latex2mathml would print as "\\foo") are errors;
+- its output is re-serialized from the element tree with proper escaping (latex2mathml
+  un-escapes its whole output, so "\\text{<b>}" would otherwise inject markup);
+- amsmath's aligned / gathered, which it renders as one line with stray "&", are mapped to
+  align* / displaylines (real <mtable>s); bare "\\\\" line breaks in display math likewise;
+- the LaTeX is kept in alttext for screen readers; display math gets display="block".
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from xml.etree.ElementTree import Element
+
+from latex2mathml.converter import convert_to_element
+from markdown_it.token import Token
+
+from ..errors import MathError
+from .context import SectionContext, line_of, walk
+from .roles import inline_line
+
+DISPLAY_TYPES = ("math_block", "math_inline_double")
+INLINE_TYPES = ("math_inline",)
+
+_ENV_MAP = {
+    "aligned": "align*",
+    "gathered": "displaylines",
+    "gather*": "displaylines",
+    "gather": "displaylines",
+    "align": "align*",
+    "equation": None,
+    "equation*": None,
+}
+_CHAR_REF = re.compile(r"&#x([0-9A-Fa-f]+);|&#(\d+);")
+
+
+class LatexError(ValueError):
+    pass
+
+
+def _check_braces(latex: str) -> None:
+    depth = 0
+    i = 0
+    while i < len(latex):
+        ch = latex[i]
+        if ch == "\\":
+            i += 2
+            continue
+        if ch == "{":
+            depth += 1
+        elif ch == "}":
+            depth -= 1
+            if depth < 0:
+                raise LatexError("a } closes a brace that was never opened")
+        i += 1
+    if depth:
+        raise LatexError(f"{depth} unclosed {{")
+
+
+def _rewrite(latex: str, display: bool) -> str:
+    def env(m: re.Match[str]) -> str:
+        kind, name = m.group(1), m.group(2)
+        if name not in _ENV_MAP:
+            return m.group(0)
+        new = _ENV_MAP[name]
+        return "" if new is None else f"\\{kind}{{{new}}}"
+
+    latex = re.sub(r"\\(begin|end)\{([A-Za-z*]+)\}", env, latex)
+    if display and "\\\\" in latex and "\\begin" not in latex:
+        latex = f"\\begin{{displaylines}}{latex}\\end{{displaylines}}"
+    return latex
+
+
+def _text(s: str) -> str:
+    s = _CHAR_REF.sub(lambda m: chr(int(m.group(1), 16) if m.group(1) else int(m.group(2))), s)
+    return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def _attr(s: str) -> str:
+    return _text(s).replace('"', "&quot;")
+
+
+def _serialize(el: Element, out: list[str], unknown: list[str]) -> None:
+    attrs = "".join(f' {k}="{_attr(v)}"' for k, v in el.attrib.items() if k != "xmlns")
+    out.append(f"<{el.tag}{attrs}>")
+    if el.text:
+        if el.tag in ("mi", "mo") and el.text.startswith("\\") and len(el.text) > 1:
+            unknown.append(el.text)
+        out.append(_text(el.text))
+    for child in el:
+        _serialize(child, out, unknown)
+        if child.tail:
+            out.append(_text(child.tail))
+    out.append(f"</{el.tag}>")
+
+
+@lru_cache(maxsize=4096)
+def to_mathml(latex: str, display: bool) -> str:
+    """<math display="block|inline" alttext="LaTeX">…</math>. Raises LatexError."""
+    source = latex.strip()
+    if not source:
+        raise LatexError("empty formula")
+    _check_braces(source)
+    try:
+        root = convert_to_element(
+            _rewrite(source, display), display="block" if display else "inline"
+        )
+    except Exception as exc:  # latex2mathml raises many kinds (MissingEndError, ...)
+        detail = str(exc) or type(exc).__name__
+        raise LatexError(f"LaTeX could not be converted: {detail}") from None
+    root.attrib.pop("xmlns", None)
+    root.set("display", "block" if display else "inline")
+    root.set("alttext", source)
+    out: list[str] = []
+    unknown: list[str] = []
+    _serialize(root, out, unknown)
+    if unknown:
+        raise LatexError(f"unknown LaTeX command {unknown[0]}")
+    return "".join(out)
+
+
+def convert_math(tokens: list[Token], ctx: SectionContext) -> None:
+    """Attach meta["mathml"] to every math token, recording MathErrors with their lines."""
+    cursor: dict[int, int] = {}
+    for tok, parent in walk(tokens):
+        if tok.type not in DISPLAY_TYPES and tok.type not in INLINE_TYPES:
+            continue
+        display = tok.type in DISPLAY_TYPES
+        line = line_of(tok) if parent is None else inline_line(parent, tok.content, cursor)
+        tok.meta = dict(tok.meta or {})
+        try:
+            tok.meta["mathml"] = to_mathml(tok.content, display)
+        except LatexError as exc:
+            ctx.error(MathError, line, f"in ${tok.content.strip()}$: {exc}")
+            tok.meta["mathml"] = ""
