@@ -1,0 +1,32 @@
+"""A real pretrained transformer, run by the engine's own blocks (Unit 18 §5–§6).
+
+    >>> from mathmachine.engine.pretrained import load_minilm
+    >>> model = load_minilm()                      # read once, then shared (thread-safe)
+    >>> run = model.run("the bank of the river")
+    >>> run.tokens, run.attention.shape, run.hidden.shape   # [6, 12, n, n], [7, n, 384]
+    >>> model.embed("the bank of the river")       # [384], mean-pooled, length 1
+
+See :mod:`.minilm` for the model, its files and its limits.
+"""
+
+from .minilm import (
+    MAX_CHARS,
+    MAX_TOKENS,
+    MODEL_PACKAGE,
+    MODEL_SHA256,
+    MiniLM,
+    MiniLMRun,
+    load_minilm,
+    model_dir,
+)
+
+__all__ = [
+    "MAX_CHARS",
+    "MAX_TOKENS",
+    "MODEL_PACKAGE",
+    "MODEL_SHA256",
+    "MiniLM",
+    "MiniLMRun",
+    "load_minilm",
+    "model_dir",
+]
