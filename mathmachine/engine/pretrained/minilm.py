@@ -32,7 +32,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ..block import encoder_stack_forward
-from ..layers import embedding, layer_norm
+from ..layers import layer_norm
 
 __all__ = [
     "MAX_CHARS",
@@ -214,7 +214,9 @@ class MiniLM:
         """Tokens, attention weights [layers, heads, n, n] and hidden states [layers + 1, n, d]."""
         tokens, ids = self.tokenize(text)
         n = len(ids)
-        x = embedding(ids, self.word_embeddings)  # [n, 384]
+        # the rows for ids straight from the table: ids come from the model's own vocabulary and
+        # the table was checked once at load (embedding() would re-scan all 30522 rows each call)
+        x = self.word_embeddings[ids]  # [n, 384]
         x += self.position_embeddings[:n]
         x += self.token_type_embedding
         x = layer_norm(x, self.embedding_norm["gain"], self.embedding_norm["bias"], eps=self.eps)
