@@ -72,13 +72,16 @@ export class TranslateLookbackElement extends HTMLElement {
   }
 
   disconnectedCallback() {
-    this.#stop()
+    if (this.#s) this.#finish()
   }
 
   get word() {
     return this.#word
   }
   set word(i) {
+    if (!Number.isInteger(i) || i < 0 || i >= this.#s.hindi.length) {
+      throw new RangeError(`word must be 0..${this.#s.hindi.length - 1}, got ${i}`)
+    }
     this.#finish()
     this.#select(i)
   }
@@ -112,7 +115,7 @@ export class TranslateLookbackElement extends HTMLElement {
     for (let i = 0; i < n; i++) {
       this.#later(i * STEP_MS, () => {
         this.#select(i)
-        if (this.#attention) this.#ui.beams.animate(REACH, {duration: REACH_MS, easing: 'ease-out'})
+        if (this.#attention) this.#ui.beams.animate(REACH, {duration: REACH_MS, easing: 'ease-in'})
       })
       this.#later(i * STEP_MS + REACH_MS, () => {
         this.#ui.words[i].removeAttribute('data-written')
@@ -121,7 +124,10 @@ export class TranslateLookbackElement extends HTMLElement {
         if (this.#attention) this.#ui.rows[i].animate(LIGHT, {duration: 400})
       })
     }
-    this.#later(n * STEP_MS, () => this.#sayDone())
+    this.#later(n * STEP_MS, () => {
+      this.#timers = [] // played to the end: nothing left to cut short
+      this.#sayDone()
+    })
   }
 
   #onClick = (event) => {
