@@ -7,9 +7,20 @@ source order, so ``except CompileError`` catches both.
 
 from __future__ import annotations
 
+import difflib
 import os
 from collections.abc import Iterable
 from pathlib import Path
+
+
+def suggest(name: str, known: Iterable[str]) -> str | None:
+    """The known name `name` was most likely meant to be (a typo or a longer spelling)."""
+    names = list(known)
+    close = difflib.get_close_matches(name, names, n=1)
+    if close:
+        return close[0]
+    prefixed = [k for k in names if name.startswith(k) or k.startswith(name)]
+    return min(prefixed, key=len) if prefixed and len(name) > 1 else None
 
 
 def display_path(path: str | os.PathLike[str]) -> str:

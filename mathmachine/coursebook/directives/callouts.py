@@ -51,7 +51,8 @@ class Callout:
         yield self.body
 
     def render(self, r: Any) -> str:
-        level = r.label_level()
+        # The summary speaks for the whole section: its label sits right under the title.
+        level = r.base + 1 if self.kind == "summary" else r.label_level()
         cid = r.new_id(self.kind)
         label = LABELS[self.kind]
         title = r.inline(self.title) if self.title else ""

@@ -163,6 +163,7 @@ def _fields(call: DirectiveCall, ctx: SectionContext) -> tuple[Field, ...] | Non
 
 
 def _build_check(call: DirectiveCall, body: list[Token], ctx: SectionContext) -> CheckNode | None:
+    """Validate everything (reporting every problem), then build; None when anything failed."""
     ident = call.argument.strip()
     ok = claim_id(ctx, ident, call.line, "check")
     kind = call.options.get("kind", "numeric")
@@ -174,98 +175,112 @@ def _build_check(call: DirectiveCall, body: list[Token], ctx: SectionContext) ->
         )
         ok = False
     fields = _fields(call, ctx)
-    if fields is None or not ok:
-        return None
+    ok = ok and fields is not None
 
     prompt: list[Token] = []
     subs: list[Block] = []
+    sub_failed = False
+    stray = False
     for tok in body:
         node = directive_node(tok)
         if isinstance(node, Block):
             subs.append(node)
         elif node is not None:
-            continue  # a failed sub-directive; its error is recorded
+            sub_failed = True  # a sub-directive that failed; its error is recorded
         elif subs:
-            if tok.map:  # only report block starts, once per stray block
+            if tok.map and not stray:
                 ctx.error(
                     DirectiveStructureError,
                     line_of(tok),
                     "inside {check} the prompt comes first: move this text above the "
                     "{feedback} and {hint} blocks",
                 )
-                return None
+                stray = True
         else:
             prompt.append(tok)
-    if not any(t.type == "inline" and t.content.strip() for t in prompt):
+    ok = ok and not sub_failed and not stray
+    if not stray and not any(t.type == "inline" and t.content.strip() for t in prompt):
         ctx.error(DirectiveStructureError, call.line, "{check} has no prompt text")
-        return None
+        ok = False
 
-    correct = [s for s in subs if s.name == "feedback" and s.argument == "correct"]
-    wrong = [s for s in subs if s.name == "feedback" and s.argument == "wrong"]
-    hints = [s for s in subs if s.name == "hint"]
-    for kind_name, found in (("correct", correct), ("wrong", wrong)):
-        if not found:
+    found = {
+        k: [s for s in subs if s.name == "feedback" and s.argument == k]
+        for k in ("correct", "wrong")
+    }
+    for k, blocks in found.items():
+        if not blocks and not sub_failed:
             ctx.error(
                 DirectiveStructureError,
                 call.line,
-                f"{{check}} {ident} has no :::{{feedback}} {kind_name} block",
+                f"{{check}} {ident} has no :::{{feedback}} {k} block",
             )
-            return None
-        if len(found) > 1:
+            ok = False
+        for extra in blocks[1:]:
             ctx.error(
                 DirectiveStructureError,
-                found[1].line,
-                f"{{check}} {ident} has a second :::{{feedback}} {kind_name} block",
+                extra.line,
+                f"{{check}} {ident} has a second :::{{feedback}} {k} block",
             )
-            return None
-    if len(hints) > MAX_HINTS:
-        ctx.error(
-            DirectiveStructureError, hints[MAX_HINTS].line, f"a check has at most {MAX_HINTS} hints"
-        )
-        return None
+            ok = False
+    hints = [s for s in subs if s.name == "hint"]
+    for extra in hints[MAX_HINTS:]:
+        ctx.error(DirectiveStructureError, extra.line, f"a check has at most {MAX_HINTS} hints")
+        ok = False
 
     mistakes: list[tuple[tuple[tuple[float, ...], ...], list[Token]]] = []
     for s in subs:
-        if s.name != "feedback" or s.argument != "mistake":
+        if s.name != "feedback" or s.argument != "mistake" or fields is None:
             continue
-        line = s.option_lines.get("answer", s.line)
-        parts = _split(s.options.get("answer", ""))
-        if len(parts) != len(fields):
-            ctx.error(
-                DirectiveOptionError,
-                line,
-                f"the mistake's :answer: gives {len(parts)} value(s) for {len(fields)} field(s)",
-            )
-            return None
-        try:
-            answer = tuple(parse_answer(p) for p in parts)
-        except NumberFormatError:
-            ctx.error(
-                DirectiveOptionError,
-                line,
-                f"mistake answer {s.options['answer']!r} is not a number or a vector",
-            )
-            return None
-        for f, a in zip(fields, answer, strict=True):
-            if len(a) != len(f.answer):
-                ctx.error(
-                    DirectiveOptionError,
-                    line,
-                    f"the mistake gives {len(a)} number(s) for field {f.label!r}, "
-                    f"whose answer has {len(f.answer)}",
-                )
-                return None
-        mistakes.append((answer, s.body))
+        answer = _mistake_answer(s, fields, ctx)
+        if answer is None:
+            ok = False
+        else:
+            mistakes.append((answer, s.body))
+    if not ok or fields is None:
+        return None
     return CheckNode(
         id=ident,
         line=call.line,
         fields=fields,
         prompt=prompt,
-        correct=correct[0].body,
-        wrong=wrong[0].body,
+        correct=found["correct"][0].body,
+        wrong=found["wrong"][0].body,
         mistakes=mistakes,
         hints=[h.body for h in hints],
     )
+
+
+def _mistake_answer(
+    s: Block, fields: tuple[Field, ...], ctx: SectionContext
+) -> tuple[tuple[float, ...], ...] | None:
+    line = s.option_lines.get("answer", s.line)
+    parts = _split(s.options.get("answer", ""))
+    if len(parts) != len(fields):
+        ctx.error(
+            DirectiveOptionError,
+            line,
+            f"the mistake's :answer: gives {len(parts)} value(s) for {len(fields)} field(s)",
+        )
+        return None
+    try:
+        answer = tuple(parse_answer(p) for p in parts)
+    except NumberFormatError:
+        ctx.error(
+            DirectiveOptionError,
+            line,
+            f"mistake answer {s.options['answer']!r} is not a number or a vector",
+        )
+        return None
+    for f, a in zip(fields, answer, strict=True):
+        if len(a) != len(f.answer):
+            ctx.error(
+                DirectiveOptionError,
+                line,
+                f"the mistake gives {len(a)} number(s) for field {f.label!r}, "
+                f"whose answer has {len(f.answer)}",
+            )
+            return None
+    return answer
 
 
 def _build_feedback(call: DirectiveCall, body: list[Token], ctx: SectionContext) -> Block | None:
@@ -299,7 +314,7 @@ register(
         name="check",
         build=_build_check,
         argument="required",
-        describe="an id (e.g. :::{check} sharper-weights)",
+        describe="an id, e.g. :::{check} sharper-weights",
         options=frozenset({"kind", "fields", "answer", "tolerance"}),
         required_options=frozenset({"answer"}),
         body="required",
@@ -311,7 +326,7 @@ register(
         name="feedback",
         build=_build_feedback,
         argument="required",
-        describe="correct, wrong or mistake",
+        describe="its kind: correct, wrong or mistake",
         options=frozenset({"answer"}),
         body="required",
         allowed_in=frozenset({"check"}),

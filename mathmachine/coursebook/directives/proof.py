@@ -132,7 +132,7 @@ register(
         name="proof",
         build=_build_proof,
         argument="required",
-        describe="a title (what it proves)",
+        describe="a title, e.g. :::{proof} Shares add up to 1",
         body="required",
         allowed_in=frozenset({None}),
     )

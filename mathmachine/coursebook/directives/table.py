@@ -82,7 +82,7 @@ register(
         name="table",
         build=_build,
         argument="required",
-        describe="a caption",
+        describe="a caption, e.g. :::{table} Three ways to score a note",
         options=frozenset({"row-headers"}),
         body="required",
         allowed_in=frozenset(

@@ -96,7 +96,7 @@ register(
         name="widget",
         build=_build,
         argument="required",
-        describe="a widget name (e.g. :::{widget} translate-lookback)",
+        describe="a widget name, e.g. :::{widget} translate-lookback",
         options=None,  # widget-specific; the widget validates them
         required_options=frozenset({"id"}),
         body="optional",

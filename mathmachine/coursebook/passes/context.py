@@ -9,7 +9,7 @@ from typing import Any, Protocol
 
 from markdown_it.token import Token
 
-from ..errors import CompileError
+from ..errors import CompileError, display_path
 from ..model import CheckDef, WidgetUse
 
 
@@ -58,7 +58,7 @@ class SectionContext:
         self.errors.append(cls(self.path, line, message))
 
     def where(self, line: int) -> str:
-        return f"{self.path}:{line}"
+        return f"{display_path(self.path)}:{line}"
 
 
 class Node(Protocol):

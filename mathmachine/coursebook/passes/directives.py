@@ -4,7 +4,6 @@ recursively (line numbers kept), and built into a node stored in token.meta["nod
 
 from __future__ import annotations
 
-import difflib
 import re
 
 from markdown_it.token import Token
@@ -15,6 +14,7 @@ from ..errors import (
     DirectiveOptionError,
     DirectiveStructureError,
     UnknownDirectiveError,
+    suggest,
 )
 from ..parse import parse
 from .context import SectionContext, line_of
@@ -99,7 +99,7 @@ def _validate(call: DirectiveCall, parent: str | None, ctx: SectionContext) -> b
         ok = False
     if spec.argument == "required" and not call.argument:
         what = spec.describe or "an argument"
-        ctx.error(DirectiveOptionError, call.line, f"{{{call.name}}} needs {what} after its name")
+        ctx.error(DirectiveOptionError, call.line, f"{{{call.name}}} needs {what}")
         ok = False
     if spec.options is not None:
         for key in call.options:
@@ -138,8 +138,8 @@ def expand(tokens: list[Token], ctx: SectionContext, parent: str | None = None) 
         if call is None:
             continue
         if call.name not in SPECS:
-            close = difflib.get_close_matches(call.name, list(SPECS), n=1)
-            hint = f" (did you mean {{{close[0]}}}?)" if close else ""
+            close = suggest(call.name, SPECS)
+            hint = f" (did you mean {{{close}}}?)" if close else ""
             ctx.error(
                 UnknownDirectiveError,
                 line,

@@ -6,11 +6,10 @@ number: errors found later still point at the right line of the source file.
 
 from __future__ import annotations
 
-import difflib
 import re
 from pathlib import Path
 
-from ..errors import CompileError, UnknownFigureError
+from ..errors import CompileError, UnknownFigureError, suggest
 
 FIGURE_REF = re.compile(r"\{\{(.*?)\}\}")
 NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]*$")
@@ -33,8 +32,8 @@ def substitute(text: str, path: Path, figures: dict[str, str]) -> tuple[str, lis
                 )
                 return m.group(0)
             if name not in figures:
-                close = difflib.get_close_matches(name, list(figures), n=1)
-                hint = f" (did you mean {{{{ {close[0]} }}}}?)" if close else ""
+                close = suggest(name, figures)
+                hint = f" (did you mean {{{{ {close} }}}}?)" if close else ""
                 errors.append(
                     UnknownFigureError(
                         path,

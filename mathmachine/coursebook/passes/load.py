@@ -156,6 +156,7 @@ def read_unit(folder: Path) -> UnitSource:
     )
     raw_sections = data.get("sections") if isinstance(data.get("sections"), list) else []
     sections: list[SectionEntry] = []
+    listed: set[str] = set()  # every file named by an entry, even a malformed one
     for i, sec in enumerate(raw_sections):
         header = lines.get((i, "[[sections]]"), 1)
         if not isinstance(sec, dict):
@@ -165,6 +166,8 @@ def read_unit(folder: Path) -> UnitSource:
         def line_of(key: str | None, i: int = i, header: int = header) -> int:
             return lines.get((i, key), header) if key else header
 
+        if isinstance(sec.get("file"), str) and sec["file"].strip():
+            listed.add(sec["file"].strip())
         before = len(errors)
         _check_table(sec, SECTION_KEYS, SECTION_REQUIRED, f"section {i + 1}", line_of, path, errors)
         if len(errors) > before:
@@ -213,7 +216,7 @@ def read_unit(folder: Path) -> UnitSource:
                     SectionFileError(
                         path,
                         line_of("file"),
-                        f"section {entry.number} lists file {entry.file!r}, which does not exist",
+                        f"section {i + 1} lists file {entry.file!r}, which does not exist",
                     )
                 )
             if any(s.file == entry.file for s in sections):
@@ -239,7 +242,6 @@ def read_unit(folder: Path) -> UnitSource:
                 )
             )
 
-    listed = {s.file for s in sections if s.file}
     for md in sorted(folder.glob("*.md")):
         if md.name not in listed:
             errors.append(
@@ -279,7 +281,10 @@ def read_unit_header(folder: Path) -> tuple[int, str, str, str]:
 
 
 def _error_line(exc: BaseException, path: Path) -> int:
-    frames = [f for f in traceback.extract_tb(exc.__traceback__) if Path(f.filename) == path]
+    target = path.resolve()
+    frames = [
+        f for f in traceback.extract_tb(exc.__traceback__) if Path(f.filename).resolve() == target
+    ]
     if frames and frames[-1].lineno:
         return frames[-1].lineno
     if isinstance(exc, SyntaxError) and exc.lineno:

@@ -7,6 +7,7 @@ pass wraps it:
   un-escapes its whole output, so "\\text{<b>}" would otherwise inject markup);
 - amsmath's aligned / gathered, which it renders as one line with stray "&", are mapped to
   align* / displaylines (real <mtable>s); bare "\\\\" line breaks in display math likewise;
+- \\boxed{...} becomes <mrow class="boxed"> (MathML Core has no <menclose>);
 - the LaTeX is kept in alttext for screen readers; display math gets display="block".
 """
 
@@ -61,6 +62,22 @@ def _check_braces(latex: str) -> None:
         raise LatexError(f"{depth} unclosed {{")
 
 
+def _check_environments(latex: str) -> None:
+    stack: list[str] = []
+    for m in re.finditer(r"\\(begin|end)\{([^{}]*)\}", latex):
+        kind, name = m.group(1), m.group(2)
+        if kind == "begin":
+            stack.append(name)
+        elif not stack:
+            raise LatexError(f"\\end{{{name}}} has no \\begin{{{name}}}")
+        elif stack[-1] != name:
+            raise LatexError(f"\\begin{{{stack[-1]}}} is closed by \\end{{{name}}}")
+        else:
+            stack.pop()
+    if stack:
+        raise LatexError(f"\\begin{{{stack[-1]}}} is never closed")
+
+
 def _rewrite(latex: str, display: bool) -> str:
     def env(m: re.Match[str]) -> str:
         kind, name = m.group(1), m.group(2)
@@ -70,6 +87,7 @@ def _rewrite(latex: str, display: bool) -> str:
         return "" if new is None else f"\\{kind}{{{new}}}"
 
     latex = re.sub(r"\\(begin|end)\{([A-Za-z*]+)\}", env, latex)
+    latex = latex.replace("\u2212", "-")  # the engine prints a real minus sign; TeX wants "-"
     if display and "\\\\" in latex and "\\begin" not in latex:
         latex = f"\\begin{{displaylines}}{latex}\\end{{displaylines}}"
     return latex
@@ -85,6 +103,10 @@ def _attr(s: str) -> str:
 
 
 def _serialize(el: Element, out: list[str], unknown: list[str]) -> None:
+    if el.tag == "menclose" and el.attrib.get("notation") == "box":
+        # MathML Core (Chromium) has no <menclose>: \boxed becomes a classed <mrow> the
+        # stylesheet draws a border around.
+        el.tag, el.attrib = "mrow", {"class": "boxed"}
     attrs = "".join(f' {k}="{_attr(v)}"' for k, v in el.attrib.items() if k != "xmlns")
     out.append(f"<{el.tag}{attrs}>")
     if el.text:
@@ -105,6 +127,7 @@ def to_mathml(latex: str, display: bool) -> str:
     if not source:
         raise LatexError("empty formula")
     _check_braces(source)
+    _check_environments(source)
     try:
         root = convert_to_element(
             _rewrite(source, display), display="block" if display else "inline"
@@ -135,5 +158,8 @@ def convert_math(tokens: list[Token], ctx: SectionContext) -> None:
         try:
             tok.meta["mathml"] = to_mathml(tok.content, display)
         except LatexError as exc:
-            ctx.error(MathError, line, f"in ${tok.content.strip()}$: {exc}")
+            shown = " ".join(tok.content.split())
+            if len(shown) > 60:
+                shown = shown[:57] + "..."
+            ctx.error(MathError, line, f"in ${shown}$: {exc}")
             tok.meta["mathml"] = ""

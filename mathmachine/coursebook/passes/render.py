@@ -46,6 +46,16 @@ class _HTML(RendererHTML):
     ) -> str:
         return f"</h{env['r'].current}>\n"
 
+    def code_inline(
+        self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType
+    ) -> str:
+        return f"<code>{text_html(tokens[idx].content)}</code>"
+
+    def code_block(
+        self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType
+    ) -> str:
+        return f"<pre><code>{text_html(tokens[idx].content)}</code></pre>\n"
+
     def math_inline(
         self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType
     ) -> str:
@@ -97,9 +107,12 @@ class _HTML(RendererHTML):
         return self._directive(tokens, idx, env)
 
     def fence(self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType) -> str:
-        if directive_node(tokens[idx]) is not None:
+        tok = tokens[idx]
+        if directive_node(tok) is not None:
             return self._directive(tokens, idx, env)
-        return super().fence(tokens, idx, options, env)
+        lang = tok.info.strip().split(maxsplit=1)[0] if tok.info.strip() else ""
+        cls = f' class="language-{escape(lang)}"' if lang else ""
+        return f"<pre><code{cls}>{text_html(tok.content)}</code></pre>\n"
 
     def table_open(
         self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType

@@ -8,12 +8,11 @@
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Callable
 
 from markdown_it.token import Token
 
-from ..errors import RoleError, UnknownRoleError
+from ..errors import RoleError, UnknownRoleError, suggest
 from ..html import escape, has_devanagari, text_html
 from .context import SectionContext, line_of, walk
 
@@ -50,7 +49,8 @@ def _sec(content: str, ctx: SectionContext) -> str:
         raise _Bad(f"{{sec}}`{n}`: unit {ctx.unit.number} has no section {n}")
     href = SECTION_URL.format(unit=ctx.unit.slug, number=n)
     title = ctx.unit.sections[n].title
-    return f'<a class="sec-ref" href="{escape(href)}" title="{escape(title)}">§{n}</a>'
+    current = ' aria-current="page"' if n == ctx.number else ""
+    return f'<a class="sec-ref" href="{escape(href)}" title="{escape(title)}"{current}>§{n}</a>'
 
 
 def _hi(content: str, ctx: SectionContext) -> str:
@@ -100,8 +100,8 @@ def resolve_roles(tokens: list[Token], ctx: SectionContext) -> None:
         line = inline_line(parent, f"{{{name}}}`", cursor) if parent is not None else line_of(tok)
         role = ROLES.get(name)
         if role is None:
-            close = difflib.get_close_matches(name, list(ROLES), n=1)
-            hint = f" (did you mean {{{close[0]}}}?)" if close else ""
+            close = suggest(name, ROLES)
+            hint = f" (did you mean {{{close}}}?)" if close else ""
             ctx.error(
                 UnknownRoleError,
                 line,
