@@ -1,0 +1,115 @@
+"""'Your learning': each unit's progress and a "continue" link to where the learner stopped."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.test import Client
+from django.utils import timezone
+
+from mathmachine.billing.models import Entitlement, Order, Product
+from mathmachine.learning.models import CheckAnswer, SectionVisit
+
+pytestmark = pytest.mark.django_db
+
+SLUG = "attention-and-transformers"
+
+
+@pytest.fixture
+def user():
+    return get_user_model().objects.create_user(
+        username="asha", email="asha@example.com", password="a long test password 42"
+    )
+
+
+@pytest.fixture
+def client(user) -> Client:
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+def _visit(user, number: int, minutes_ago: int) -> None:
+    row = SectionVisit.objects.create(user=user, unit_slug=SLUG, section_number=number, visits=1)
+    at = timezone.now() - dt.timedelta(minutes=minutes_ago)
+    SectionVisit.objects.filter(pk=row.pk).update(last_visited_at=at)
+
+
+def _entitle(user) -> Order:
+    product = Product.objects.get(code="unit-18")
+    now = timezone.now()
+    order = Order.objects.create(
+        receipt="DASH-000001",
+        user=user,
+        product=product,
+        amount_paise=product.price_paise,
+        state=Order.State.PAID,
+        provider="testmode",
+        paid_at=now,
+    )
+    Entitlement.objects.create(user=user, product=product, order=order)
+    return order
+
+
+def _continue_link(page: str) -> str:
+    match = re.search(rf'<a class="button" href="/units/{SLUG}/(\d+)/">(Continue|Start)', page)
+    assert match, page
+    return match.group(1)
+
+
+def test_needs_sign_in() -> None:
+    response = Client().get("/your-learning/")
+    assert response.status_code == 302
+    assert response["Location"] == "/accounts/login/?next=/your-learning/"
+
+
+def test_a_new_learner_is_invited_to_start_at_section_1(client: Client) -> None:
+    response = client.get("/your-learning/")
+    page = response.content.decode()
+    assert "Attention and Transformers" in page
+    assert "Not started yet" in page
+    assert _continue_link(page) == "1"
+    assert "free preview" in page
+    cache_control = {p.strip() for p in response["Cache-Control"].split(",")}
+    assert {"private", "no-store"} <= cache_control
+    assert "Cookie" in response["Vary"]
+
+
+def test_progress_and_continue_where_the_learner_stopped(user, client: Client) -> None:
+    CheckAnswer.objects.create(
+        user=user, unit_slug=SLUG, check_id="s1-count", attempts=2, correct=True
+    )
+    CheckAnswer.objects.create(user=user, unit_slug=SLUG, check_id="s1-sharpen", attempts=1)
+    _visit(user, 1, minutes_ago=30)
+    _visit(user, 3, minutes_ago=5)  # reached while entitled
+    order = _entitle(user)
+
+    page = client.get("/your-learning/").content.decode()
+    assert "Checks answered: 2 of 31 (1 right)" in page
+    assert "Sections reached: 2 of 15" in page
+    assert "unlocked" in page
+    assert _continue_link(page) == "3"
+
+    Entitlement.objects.filter(order=order).update(revoked_at=timezone.now())  # refunded
+    page = client.get("/your-learning/").content.decode()
+    assert "Checks answered: 2 of 31 (1 right)" in page  # progress kept
+    assert "(1 open to you)" in page
+    assert _continue_link(page) == "1"  # §3 is locked again: continue where they may read
+
+
+def test_only_the_learners_own_progress_counts(user, client: Client) -> None:
+    other = get_user_model().objects.create_user(username="ravi", email="ravi@example.com")
+    CheckAnswer.objects.create(user=other, unit_slug=SLUG, check_id="s1-count", attempts=1)
+    _visit(other, 1, minutes_ago=1)
+    page = client.get("/your-learning/").content.decode()
+    assert "Not started yet" in page
+
+
+def test_account_links(client: Client) -> None:
+    page = client.get("/your-learning/").content.decode()
+    assert 'href="/accounts/email/"' in page
+    assert 'href="/accounts/password/change/"' in page
+    assert "Signed in as asha@example.com" in page
