@@ -6,3 +6,6 @@ class BillingConfig(AppConfig):
     label = "billing"
     verbose_name = "Billing: products, orders, refunds and access"
     default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        from . import checks  # noqa: F401  (registers the Razorpay configuration checks)

@@ -241,7 +241,12 @@ class Refund(models.Model):
     amount_paise = models.PositiveIntegerField()
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.REQUESTED)
     requested_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+"
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+        help_text="empty when the refund was started at the provider (e.g. its dashboard)",
     )
     by_operator = models.BooleanField(default=False)
     error = models.CharField(max_length=300, blank=True)
@@ -311,3 +316,11 @@ class ProviderEvent(models.Model):
 
     def __str__(self) -> str:
         return f"{self.provider} {self.event_type} {self.event_id}"
+
+
+class DailySales(Order):
+    """The admin's daily sales page, listed on the admin index (a proxy: no table of its own)."""
+
+    class Meta:
+        proxy = True
+        verbose_name = verbose_name_plural = "Daily sales"

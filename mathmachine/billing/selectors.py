@@ -6,10 +6,17 @@ the site decides access to paid content.
 
 from __future__ import annotations
 
-from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
-from django.db.models import Exists, Q, QuerySet
+from dataclasses import dataclass
+from datetime import date, datetime, time, timedelta
 
-from .models import Entitlement, Product
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.core.exceptions import ValidationError
+from django.db.models import Count, Exists, Q, QuerySet, Sum
+from django.db.models.functions import TruncDate
+from django.http import Http404
+from django.utils import timezone
+
+from .models import PAID_UNITS_PROMISED, Entitlement, Order, Product, Refund, format_paise
 
 User = AbstractBaseUser | AnonymousUser
 
@@ -57,3 +64,159 @@ def has_unit_access(*, user: User, unit_number: int) -> bool:
         )
         .exists()
     )
+
+
+# Buying ------------------------------------------------------------------------------------
+
+
+def _owns_bundle(user: User) -> bool:
+    return _active_entitlements(user).filter(product__kind=Product.Kind.BUNDLE).exists()
+
+
+def purchase_blocker(*, user: User, product: Product) -> str | None:
+    """Why ``user`` may not buy ``product`` (they already have it), or None if they may.
+
+    Bundle owned: nothing more to buy. Unit owned (itself or through the bundle): not that unit
+    again. A unit owner may buy the bundle, at its full price (said on the pricing page).
+    """
+    if not getattr(user, "is_authenticated", False):
+        return None
+    if _owns_bundle(user):
+        return "You already own every paid unit (the bundle), present and future."
+    if (
+        product.kind == Product.Kind.UNIT
+        and product.unit_number is not None
+        and has_unit_access(user=user, unit_number=product.unit_number)
+    ):
+        return f"You already own Unit {product.unit_number}."
+    return None
+
+
+@dataclass(frozen=True)
+class Offer:
+    product: Product
+    blocker: str | None  # why the learner can't buy it (already owned), else None
+    title: str  # the unit's published title for a unit product, else ""
+
+
+def pricing_offers(*, user: User, unit_titles: dict[int, str]) -> dict[str, object]:
+    """What the pricing page shows: each product for sale, and what this learner owns.
+
+    ``unit_titles``: published units (number → title) from the coursebook, so the page can say
+    honestly which paid units exist today.
+    """
+    products = list(Product.objects.filter(for_sale=True))
+    units = [p for p in products if p.kind == Product.Kind.UNIT]
+    bundle = next((p for p in products if p.kind == Product.Kind.BUNDLE), None)
+    owned_units = entitled_unit_numbers(user=user)
+    published = sorted(n for n in paid_unit_numbers() if n in unit_titles)
+    return {
+        "unit_offers": [
+            Offer(
+                p, purchase_blocker(user=user, product=p), unit_titles.get(p.unit_number or 0, "")
+            )
+            for p in units
+        ],
+        "bundle_offer": Offer(bundle, purchase_blocker(user=user, product=bundle), "")
+        if bundle
+        else None,
+        "paid_units_published": published,
+        "paid_units_to_come": max(PAID_UNITS_PROMISED - len(published), 0),
+        "owned_units": sorted(owned_units),
+        "owns_a_unit_not_bundle": bool(owned_units) and not _owns_bundle(user)
+        if getattr(user, "is_authenticated", False)
+        else False,
+        "paid_units_promised": PAID_UNITS_PROMISED,
+    }
+
+
+# A learner's orders --------------------------------------------------------------------------
+
+
+def orders_for(*, user: User) -> QuerySet[Order]:
+    """The learner's orders, newest first (those never paid or failed included)."""
+    if not getattr(user, "is_authenticated", False):
+        return Order.objects.none()
+    return (
+        Order.objects.filter(user_id=user.pk)
+        .select_related("product")
+        .prefetch_related("refunds", "payments")
+        .order_by("-created_at")
+    )
+
+
+def order_for_owner(*, user: User, public_id: object) -> Order:
+    """The learner's own order; anyone else's (or none) is a 404, never a 403."""
+    try:
+        return orders_for(user=user).get(public_id=public_id)
+    except (Order.DoesNotExist, ValueError, ValidationError) as exc:
+        raise Http404("No such order") from exc
+
+
+# The operator's sales -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SalesDay:
+    day: date
+    orders_paid: int
+    revenue_paise: int
+    refunds: int
+    refunded_paise: int
+
+    @property
+    def net_paise(self) -> int:
+        return self.revenue_paise - self.refunded_paise
+
+    @property
+    def revenue(self) -> str:
+        return format_paise(self.revenue_paise)
+
+    @property
+    def refunded(self) -> str:
+        return format_paise(self.refunded_paise)
+
+    @property
+    def net(self) -> str:
+        return ("−" if self.net_paise < 0 else "") + format_paise(abs(self.net_paise))
+
+
+def sales_by_day(*, days: int = 30, today: date | None = None) -> list[SalesDay]:
+    """Per day (India time), newest first: orders paid and revenue, refunds processed.
+
+    Revenue counts every order paid that day (refunded later or not); refunds count on the day
+    they were processed, so net = revenue − refunded.
+    """
+    tz = timezone.get_current_timezone()
+    today = today or timezone.localdate()
+    start = today - timedelta(days=days - 1)
+    start_at = timezone.make_aware(datetime.combine(start, time.min), tz)
+    paid = (
+        Order.objects.filter(paid_at__gte=start_at)
+        .annotate(day=TruncDate("paid_at", tzinfo=tz))
+        .values("day")
+        .annotate(n=Count("id"), total=Sum("amount_paise"))
+    )
+    refunded = (
+        Refund.objects.filter(status=Refund.Status.PROCESSED, processed_at__gte=start_at)
+        .annotate(day=TruncDate("processed_at", tzinfo=tz))
+        .values("day")
+        .annotate(n=Count("id"), total=Sum("amount_paise"))
+    )
+    paid_by_day = {row["day"]: row for row in paid}
+    refunded_by_day = {row["day"]: row for row in refunded}
+    result = []
+    for offset in range(days):
+        day = today - timedelta(days=offset)
+        p = paid_by_day.get(day, {})
+        r = refunded_by_day.get(day, {})
+        result.append(
+            SalesDay(
+                day=day,
+                orders_paid=p.get("n", 0),
+                revenue_paise=p.get("total") or 0,
+                refunds=r.get("n", 0),
+                refunded_paise=r.get("total") or 0,
+            )
+        )
+    return result

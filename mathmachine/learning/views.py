@@ -139,4 +139,11 @@ def check_answer(request: HttpRequest, unit_slug: str, check_id: str) -> HttpRes
 
 @require_GET
 def pricing(request: HttpRequest) -> HttpResponse:
-    return render(request, "learning/pricing.html", {"units": selectors.units_list()})
+    """The offer, from billing's products (prices in the database) and what this learner owns."""
+    from mathmachine.billing import selectors as billing  # the one billing read in this module
+
+    units = selectors.units_list()
+    offers = billing.pricing_offers(
+        user=request.user, unit_titles={u.number: u.title for u in units}
+    )
+    return _private(render(request, "learning/pricing.html", {"units": units, **offers}))

@@ -5,5 +5,6 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("accounts/", include("allauth.urls")),  # sign up, sign in, sign out, password reset
     path("", include("mathmachine.accounts.urls")),  # "Your learning"
+    path("billing/", include("mathmachine.billing.urls")),  # orders, receipts, refunds, webhooks
     path("", include("mathmachine.learning.urls")),
 ]

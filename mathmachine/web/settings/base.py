@@ -185,3 +185,17 @@ LOGGING = {
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
 }
+
+# Billing (docs/payments.md). Razorpay when both API keys are set; otherwise the offline
+# test-mode provider, which production.py switches off (a fake "Pay" button must never unlock
+# paid units on the real site). The webhook secret is the one entered with the webhook URL
+# (/billing/webhooks/razorpay/) in Razorpay's dashboard: a different secret from the API key's.
+RAZORPAY_KEY_ID = os.environ.get("RAZORPAY_KEY_ID", "")
+RAZORPAY_KEY_SECRET = os.environ.get("RAZORPAY_KEY_SECRET", "")
+RAZORPAY_WEBHOOK_SECRET = os.environ.get("RAZORPAY_WEBHOOK_SECRET", "")
+BILLING_TESTMODE_ALLOWED = True
+# Test-mode signing secrets; empty means "derived from SECRET_KEY" (billing/providers/testmode.py).
+BILLING_TESTMODE_KEY_SECRET = os.environ.get("BILLING_TESTMODE_KEY_SECRET", "")
+BILLING_TESTMODE_WEBHOOK_SECRET = os.environ.get("BILLING_TESTMODE_WEBHOOK_SECRET", "")
+# The site's public address, for links in emails (receipts), e.g. https://mathmachine.in
+SITE_URL = os.environ.get("SITE_URL", "http://127.0.0.1:8000")

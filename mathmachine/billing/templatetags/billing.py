@@ -1,0 +1,22 @@
+"""``{% load billing %}{% billing_orders_summary %}``: the learner's purchases, for a dashboard."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import template
+
+from .. import selectors
+from ..models import Order
+
+register = template.Library()
+
+
+@register.inclusion_tag("billing/_orders_summary.html", takes_context=True)
+def billing_orders_summary(context: dict[str, Any], limit: int = 5) -> dict[str, Any]:
+    request = context.get("request")
+    user = getattr(request, "user", None)
+    orders = (
+        selectors.orders_for(user=user).exclude(state=Order.State.CREATED)[:limit] if user else []
+    )
+    return {"orders": list(orders), "request": request}
