@@ -348,7 +348,7 @@ def multi_head_attention_forward(
     """out [..., n_q, d_out] and a cache with ``cache["weights"]`` [..., heads, n_q, n_k]."""
     xq, xkv, m = mha_inputs(x_q, x_kv, mask)
     p = mha_params(params, xq.shape[-1], xkv.shape[-1], n_heads)
-    return run_checked("multi_head_attention", p, _mha_fwd, xq, xkv, p, n_heads, m)  # type: ignore[no-any-return]
+    return run_checked("multi_head_attention", p, _mha_fwd, xq, xkv, p, n_heads, m)
 
 
 def multi_head_attention(

@@ -173,7 +173,7 @@ def init_decoder_block_params(
 # parameter and input checks
 
 
-def _sub(params: Params, prefix: str) -> dict[str, Any]:
+def _sub(params: Params, prefix: str) -> Mapping[str, Any]:
     n = len(prefix)
     return {k[n:]: v for k, v in params.items() if k.startswith(prefix)} if prefix else params
 
@@ -253,6 +253,8 @@ def _block_fwd(
     activation: str,
 ) -> tuple[Array, Cache]:
     ln1, ln2 = p["ln1"], p["ln2"]
+    x1: Array
+    out: Array
     if pre_norm:
         h1, c_ln1 = _layer_norm_fwd(x, ln1["g"], ln1["b"], eps)
         a, c_att = _mha_fwd(h1, h1, p["att"], n_heads, mask)
@@ -325,7 +327,7 @@ def transformer_block_forward(
     _check_style(n_heads, eps, activation)
     xa, m = _x_and_mask(x, mask)
     p = _block_params(params, xa.shape[-1], n_heads, "transformer_block")
-    return run_checked(  # type: ignore[no-any-return]
+    return run_checked(
         "transformer_block",
         _flat_inputs([p], many=False),
         _block_fwd,
@@ -378,6 +380,9 @@ def _decoder_fwd(
     activation: str,
 ) -> tuple[Array, Cache]:
     ln1, ln2, ln3 = p["ln1"], p["ln2"], p["ln3"]
+    x1: Array
+    x2: Array
+    out: Array
     if pre_norm:
         h1, c_ln1 = _layer_norm_fwd(x, ln1["g"], ln1["b"], eps)
         a, c_self = _mha_fwd(h1, h1, p["att"], n_heads, self_mask)
@@ -489,7 +494,7 @@ def decoder_block_forward(
     _check_style(n_heads, eps, activation)
     xa, mem, sm, mm = _decoder_inputs(x, memory, self_mask, memory_mask, causal)
     p = _decoder_params(params, xa.shape[-1], mem.shape[-1], n_heads, "decoder_block")
-    return run_checked(  # type: ignore[no-any-return]
+    return run_checked(
         "decoder_block",
         _flat_inputs([p], many=False),
         _decoder_fwd,
@@ -581,7 +586,7 @@ def encoder_stack_forward(
     xa, m = _x_and_mask(x, mask)
     d = xa.shape[-1]
     ps = [_block_params(p, d, n_heads, f"encoder_stack layer {i}") for i, p in enumerate(layers)]
-    return run_checked(  # type: ignore[no-any-return]
+    return run_checked(
         "encoder_stack",
         _flat_inputs(ps, many=True),
         _encoder_stack_fwd,
@@ -669,7 +674,7 @@ def decoder_stack_forward(
         _decoder_params(p, d, d_mem, n_heads, f"decoder_stack layer {i}")
         for i, p in enumerate(layers)
     ]
-    return run_checked(  # type: ignore[no-any-return]
+    return run_checked(
         "decoder_stack",
         _flat_inputs(ps, many=True),
         _decoder_stack_fwd,

@@ -410,7 +410,7 @@ def _gelu_bwd(dy: Array, c: Cache) -> Array:
     slope = c["gauss"] * x
     slope *= f(_INV_SQRT_2PI)
     slope += c["phi"]
-    return dy * slope  # type: ignore[no-any-return]
+    return dy * slope
 
 
 def gelu_backward(dy: ArrayLike, cache: Cache) -> Array:
@@ -433,7 +433,7 @@ def relu_forward(x: ArrayLike) -> tuple[Array, Cache]:
 
 
 def _relu_bwd(dy: Array, c: Cache) -> Array:
-    return dy * (c["x"] > 0)  # type: ignore[no-any-return]
+    return dy * (c["x"] > 0)
 
 
 def relu_backward(dy: ArrayLike, cache: Cache) -> Array:
@@ -518,7 +518,7 @@ def feed_forward_forward(
 ) -> tuple[Array, Cache]:
     xa = float_array(x, "x", min_ndim=1)
     p = ffn_params(params, xa.shape[-1])
-    return run_checked("feed_forward", p, _ffn_fwd, xa, p, check_activation(activation))  # type: ignore[no-any-return]
+    return run_checked("feed_forward", p, _ffn_fwd, xa, p, check_activation(activation))
 
 
 def feed_forward_backward(dy: ArrayLike, cache: Cache) -> tuple[Array, dict[str, Array]]:
@@ -583,14 +583,14 @@ def softmax_backward(dw: ArrayLike, cache: Cache) -> NDArray[np.float64]:
     """dx_j = w_j (dw_j - sum_i dw_i w_i): the Jacobian alpha_i (delta_ij - alpha_j) applied."""
     w, axis = cache["w"], cache["axis"]
     g = check_grad(dw, w.shape, "softmax")
-    return w * (g - np.sum(g * w, axis=axis, keepdims=True))  # type: ignore[no-any-return]
+    return w * (g - np.sum(g * w, axis=axis, keepdims=True))
 
 
 def log_softmax(x: ArrayLike, axis: int = -1) -> Array:
     """log softmax(x) computed stably as x - max - log(sum(exp(x - max))). Shape in = out."""
     xa = float_array(x, "x", min_ndim=1)
     z = xa - xa.max(axis=axis, keepdims=True)
-    return z - np.log(np.exp(z).sum(axis=axis, keepdims=True))  # type: ignore[no-any-return]
+    return z - np.log(np.exp(z).sum(axis=axis, keepdims=True))
 
 
 def cross_entropy(logits: ArrayLike, targets: ArrayLike, ignore_index: int | None = None) -> float:
@@ -634,4 +634,4 @@ def cross_entropy_backward(dloss: float, cache: Cache) -> Array:
     g = np.exp(logp)
     np.put_along_axis(g, t[..., None], np.take_along_axis(g, t[..., None], axis=-1) - 1, axis=-1)
     g *= (keep * (float(dloss) / cache["count"]))[..., None]
-    return g  # type: ignore[no-any-return]
+    return g

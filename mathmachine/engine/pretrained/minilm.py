@@ -90,7 +90,7 @@ class MiniLMRun:
     def embedding(self) -> NDArray[np.float64]:
         """[d] the sentence embedding: the mean of the last layer's token vectors, length 1."""
         mean = self.hidden[-1].astype(np.float64).mean(axis=0)
-        return mean / np.linalg.norm(mean)  # type: ignore[no-any-return]
+        return mean / np.linalg.norm(mean)
 
 
 class MiniLM:
