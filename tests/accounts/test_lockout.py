@@ -70,3 +70,14 @@ def test_a_successful_sign_in_does_not_count_as_a_failure(signup) -> None:
     for _ in range(10):
         client = Client()
         assert _attempt(client, "asha@example.com", PASSWORD).status_code == 302
+
+
+def test_too_many_sign_in_requests_from_one_address_get_a_429_page() -> None:
+    client = Client()
+    for n in range(30):  # 30 a minute per IP address are allowed (emails differ: not a lockout)
+        assert _attempt(client, f"nobody{n}@example.com", "guess").status_code == 200
+    response = _attempt(client, "nobody@example.com", "guess")
+    assert response.status_code == 429
+    page = response.content.decode()
+    assert "Too many requests" in page
+    assert "Wait a minute" in page
