@@ -57,10 +57,12 @@ class CompileErrors(CompileError):
     def __init__(self, errors: Iterable[CompileError]) -> None:
         flat: list[CompileError] = []
         for e in errors:
-            flat.extend(e.errors if isinstance(e, CompileErrors) else [e])
+            flat.extend(e.errors if isinstance(e, CompileErrors) else (e,))
         if not flat:
             raise ValueError("CompileErrors needs at least one error")
-        self.errors = tuple(sorted(flat, key=lambda e: (str(e.path), e.line)))
+        self.errors: tuple[CompileError, ...] = tuple(
+            sorted(flat, key=lambda e: (str(e.path), e.line))
+        )
         first = self.errors[0]
         super().__init__(first.path, first.line, first.message)
 

@@ -31,8 +31,8 @@ def _mask(line: str) -> str:
 def lint_decimals(text: str, path: Path, figures: dict[str, str]) -> list[CompileError]:
     """One HandTypedFigureError per decimal literal typed outside ``{{ }}``."""
     by_value: dict[str, str] = {}
-    for name, value in figures.items():
-        by_value.setdefault(value.strip(), name)
+    for key, value in figures.items():
+        by_value.setdefault(value.strip(), key)
     errors: list[CompileError] = []
     for n, line in enumerate(text.split("\n"), start=1):
         if "." not in line or _EXEMPT_LINE.match(line):

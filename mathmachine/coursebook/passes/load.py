@@ -154,7 +154,8 @@ def read_unit(folder: Path) -> UnitSource:
     _check_table(
         data, UNIT_KEYS, UNIT_REQUIRED, "unit.toml", lambda k: lines.get((-1, k), 1), path, errors
     )
-    raw_sections = data.get("sections") if isinstance(data.get("sections"), list) else []
+    found = data.get("sections")
+    raw_sections: list[Any] = found if isinstance(found, list) else []
     sections: list[SectionEntry] = []
     listed: set[str] = set()  # every file named by an entry, even a malformed one
     for i, sec in enumerate(raw_sections):
