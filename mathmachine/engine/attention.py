@@ -44,6 +44,8 @@ __all__ = [
     "attention",
     "attention_backward",
     "attention_forward",
+    "attention_score_bytes",
+    "attention_score_count",
     "attention_weight_count",
     "causal_mask",
     "head_dim",
@@ -81,6 +83,30 @@ def attention_weight_count(d_model: int, *, bias: bool = False) -> int:
     if not isinstance(d_model, int) or d_model < 1:
         raise ValueError(f"d_model must be a positive integer, got {d_model!r}")
     return 4 * d_model * d_model + (4 * d_model if bias else 0)
+
+
+def _count_arg(value: int, name: str) -> int:
+    if not isinstance(value, int | np.integer) or isinstance(value, bool) or value < 1:
+        raise ValueError(f"{name} must be a positive integer, got {value!r}")
+    return int(value)
+
+
+def attention_score_count(n: int, heads: int = 1, layers: int = 1) -> int:
+    """Scores (= weights) that attention over n tokens computes: n^2 per head per layer.
+
+    Doubling n multiplies it by 4. MiniLM (6 layers, 12 heads) on 10 tokens: 6 * 12 * 100 = 7200.
+    """
+    return _count_arg(n, "n") ** 2 * _count_arg(heads, "heads") * _count_arg(layers, "layers")
+
+
+def attention_score_bytes(n: int, heads: int, bytes_per_number: int = 4, layers: int = 1) -> int:
+    """Memory to hold those scores at once: n = 4096, 16 heads, 2-byte numbers -> 512 MiB a layer.
+
+    (Tiled exact attention, e.g. FlashAttention, never holds them all; this is the naive price.)
+    """
+    return attention_score_count(n, heads, layers) * _count_arg(
+        bytes_per_number, "bytes_per_number"
+    )
 
 
 def causal_mask(n: int) -> NDArray[np.bool_]:

@@ -120,6 +120,15 @@ def test_multi_head_shapes_counts_and_the_concatenation(rng: np.random.Generator
     assert A.merge_heads(A.split_heads(x, 3)).tolist() == x.tolist()
 
 
+def test_the_price_of_every_pair() -> None:
+    assert A.attention_score_count(10) == 100
+    assert A.attention_score_count(20) == 4 * A.attention_score_count(10)  # double n -> 4x
+    assert A.attention_score_count(10, heads=12, layers=6) == 7200
+    assert A.attention_score_bytes(4096, 16, bytes_per_number=2) == 512 * 2**20
+    with pytest.raises(ValueError, match="heads must be a positive integer"):
+        A.attention_score_count(10, heads=0)
+
+
 def test_cross_attention_shapes(rng: np.random.Generator) -> None:
     params = _mha_params(rng, 8, 8)
     params["W_k"] = rng.standard_normal((6, 8))

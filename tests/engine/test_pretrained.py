@@ -107,3 +107,20 @@ def test_a_different_weight_file_is_refused() -> None:
     assert len(MODEL_SHA256) == 64
     with pytest.raises(ValueError, match=r"has sha256 53aa5117.*expected 0000"):
         MiniLM(model_dir(), expected_sha256="0" * 64)
+
+
+def test_concurrent_runs_give_the_same_answer(model: MiniLM) -> None:
+    texts = ["A man is playing a guitar.", "मैं चाय पीता हूँ", "The bank of the river."] * 2
+    alone = [model.embed(t) for t in texts]
+    together: dict[int, np.ndarray] = {}
+
+    def work(i: int) -> None:
+        together[i] = model.embed(texts[i])
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(len(texts))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for i, e in enumerate(alone):
+        assert np.max(np.abs(together[i] - e)) < 1e-6
