@@ -17,6 +17,7 @@ var/coursebook.
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
 import pickle
 import sys
@@ -37,6 +38,7 @@ DEFAULT_CONTENT_ROOT = REPO_ROOT / "content" / "units"
 DEFAULT_CACHE_DIR = REPO_ROOT / "var" / "coursebook"
 CODE_PACKAGES = (PACKAGE_DIR, PACKAGE_DIR.parent / "engine")
 LIBRARIES = ("markdown-it-py", "mdit-py-plugins", "latex2mathml", "numpy")
+log = logging.getLogger(__name__)
 
 
 class UnitNotFound(LookupError):
@@ -212,5 +214,8 @@ def build_unit(folder: Path, *, cache_dir: str | os.PathLike[str] | None = None)
         return unit
     known = {info.number: info.slug for info in scan_units(folder.parent)}
     unit = assemble.compile_unit(folder, known_units=known, source_hash=digest)
-    _write_pickle(path, unit)
+    try:
+        _write_pickle(path, unit)
+    except OSError as exc:  # a read-only deployment still serves (from the memo)
+        log.warning("cannot write the coursebook cache %s: %s", path, exc)
     return unit

@@ -152,3 +152,14 @@ def test_memo_notices_edits_without_a_restart(root: Path, tmp_path: Path) -> Non
     os.utime(md, None)
     unit = load_unit("demo", root=root, cache_dir=store)
     assert "largest score" in unit.sections[0].checks[0].prompt_html
+
+
+def test_an_unwritable_cache_still_serves(
+    root: Path, tmp_path: Path, compiles: list[Path], caplog: pytest.LogCaptureFixture
+) -> None:
+    blocker = tmp_path / "not-a-directory"
+    blocker.write_text("a file where the cache directory should be")
+    unit = load_unit("demo", root=root, cache_dir=blocker / "cache")
+    assert unit.sections[0].written and len(compiles) == 1
+    assert "cannot write the coursebook cache" in caplog.text
+    assert load_unit("demo", root=root, cache_dir=blocker / "cache") is unit  # memo

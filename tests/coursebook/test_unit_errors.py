@@ -39,3 +39,14 @@ def test_good_unit_compiles() -> None:
     assert '<a class="sec-ref" href="/units/demo/2/"' in first.html
     assert '<span class="unit-ref">Unit 1</span>' in first.html  # this unit: no self-link
     assert len(unit.source_hash) == 64
+
+
+def test_a_byte_order_mark_is_ignored(tmp_path: Path) -> None:
+    import shutil
+
+    folder = tmp_path / "01-demo"
+    shutil.copytree(FIXTURES / "units" / "good" / "01-demo", folder)
+    for name in ("01-first.md", "unit.toml"):
+        path = folder / name
+        path.write_bytes(b"\xef\xbb\xbf" + path.read_bytes())
+    assert compile_unit(folder).sections[0].written

@@ -97,7 +97,7 @@ def _compile_section(
             published_widgets=entry.widgets,
             published_checks=entry.checks,
         )
-    text = path.read_text(encoding="utf-8")
+    text = path.read_text(encoding="utf-8-sig")
     result = compile_markdown(text, path=path, unit=unit, number=entry.number, title=entry.title)
     ctx = result.ctx
     errors.extend(ctx.errors)

@@ -139,7 +139,7 @@ def read_unit(folder: Path) -> UnitSource:
     """
     path = folder / UNIT_FILE
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8-sig")
     except FileNotFoundError:
         raise CompileErrors([UnitFileError(path, 1, "unit.toml is missing")]) from None
     try:
@@ -267,7 +267,7 @@ def read_unit_header(folder: Path) -> tuple[int, str, str, str]:
     """(number, slug, title, subtitle) from unit.toml, for the catalog (no section checks)."""
     path = folder / UNIT_FILE
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        data = tomllib.loads(path.read_text(encoding="utf-8-sig"))
     except (OSError, tomllib.TOMLDecodeError) as exc:
         raise CompileErrors([UnitFileError(path, 1, f"cannot read unit.toml: {exc}")]) from None
     try:
