@@ -11,6 +11,7 @@ heads * n^2 numbers, so once they dominate, doubling n multiplies both time and 
 
 from __future__ import annotations
 
+import os
 import statistics
 import sys
 import time
@@ -28,6 +29,8 @@ SIZES = (16, 32, 64, 128, 256, 512, 1024)
 
 
 def main() -> None:
+    load = os.getloadavg()[0]
+    print(f"load average {load:.1f} on {os.cpu_count()} cores (figures are noisy when it is high)")
     rng = np.random.default_rng(0)
     params = {k: v.astype(np.float32) for k, v in init_mha_params(rng, D_MODEL).items()}
     print(f"multi-head self-attention, d_model {D_MODEL}, {HEADS} heads, float32\n")

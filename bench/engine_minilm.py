@@ -11,6 +11,7 @@ never asserted: the machine may be shared and noisy.
 
 from __future__ import annotations
 
+import os
 import statistics
 import sys
 import time
@@ -56,6 +57,8 @@ def median_ms(fn, runs: int) -> float:  # type: ignore[no-untyped-def]
 
 
 def main() -> None:
+    load = os.getloadavg()[0]
+    print(f"load average {load:.1f} on {os.cpu_count()} cores (figures are noisy when it is high)")
     t0 = time.perf_counter()
     model = load_minilm()
     print(f"engine: model loaded in {time.perf_counter() - t0:.2f} s (sha256 checked)")
