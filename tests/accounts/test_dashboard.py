@@ -10,7 +10,8 @@ from django.contrib.auth import get_user_model
 from django.test import Client
 from django.utils import timezone
 
-from mathmachine.billing.models import Entitlement, Order, Product
+from mathmachine.billing import services as billing
+from mathmachine.billing.models import Order, Product
 from mathmachine.learning.models import CheckAnswer, SectionVisit
 
 pytestmark = pytest.mark.django_db
@@ -39,18 +40,15 @@ def _visit(user, number: int, minutes_ago: int) -> None:
 
 
 def _entitle(user) -> Order:
-    product = Product.objects.get(code="unit-18")
-    now = timezone.now()
-    order = Order.objects.create(
-        receipt="DASH-000001",
-        user=user,
-        product=product,
-        amount_paise=product.price_paise,
-        state=Order.State.PAID,
-        provider="testmode",
-        paid_at=now,
+    """Buy Unit 18 through billing's services (offline test-mode provider)."""
+    order = billing.order_create(user=user, product=Product.objects.get(code="unit-18"))
+    billing.payment_record_captured(
+        order=order,
+        payment_id="pay_dashboard1",
+        amount_paise=order.amount_paise,
+        currency=order.currency,
+        source="test",
     )
-    Entitlement.objects.create(user=user, product=product, order=order)
     return order
 
 
@@ -93,7 +91,7 @@ def test_progress_and_continue_where_the_learner_stopped(user, client: Client) -
     assert "unlocked" in page
     assert _continue_link(page) == "3"
 
-    Entitlement.objects.filter(order=order).update(revoked_at=timezone.now())  # refunded
+    billing.refund_request(order=order, requested_by=user)  # refunded: access revoked
     page = client.get("/your-learning/").content.decode()
     assert "Checks answered: 2 of 31 (1 right)" in page  # progress kept
     assert "(1 open to you)" in page
@@ -111,5 +109,6 @@ def test_only_the_learners_own_progress_counts(user, client: Client) -> None:
 def test_account_links(client: Client) -> None:
     page = client.get("/your-learning/").content.decode()
     assert 'href="/accounts/email/"' in page
+    assert 'href="/billing/orders/"' in page  # orders, receipts and refunds
     assert 'href="/accounts/password/change/"' in page
     assert "Signed in as asha@example.com" in page

@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 from django.contrib.auth import get_user_model
 from django.core.cache import cache
-from django.utils import timezone
 from sentinel import build_sentinel_content
 
 from mathmachine import coursebook
-from mathmachine.billing.models import Entitlement, Order, Product
+from mathmachine.billing import services as billing
+from mathmachine.billing.models import Order, Product
 
 
 @pytest.fixture(scope="session")
@@ -34,7 +34,7 @@ def gated_site(settings, sentinel_content: Path, tmp_path: Path, monkeypatch) ->
     coursebook.cache.clear_memo()
 
 
-_receipts = itertools.count(1)
+_payments = itertools.count(1)
 
 
 @pytest.fixture
@@ -49,22 +49,19 @@ def make_user(db) -> Callable[..., object]:
 
 @pytest.fixture
 def grant(db) -> Callable[..., Order]:
-    """Entitle ``user`` to a product ("unit-18" or "all-paid-units") as a paid order does."""
+    """Buy a product ("unit-18" or "all-paid-units") through billing's own services: an order
+    with the (offline test-mode) provider, then a captured payment, which grants access."""
 
     def do(user: object, code: str = "unit-18") -> Order:
-        product = Product.objects.get(code=code)
-        now = timezone.now()
-        order = Order.objects.create(
-            receipt=f"GATE-{next(_receipts):06d}",
-            user=user,
-            product=product,
-            amount_paise=product.price_paise,
-            currency=product.currency,
-            state=Order.State.PAID,
-            provider="testmode",
-            paid_at=now,
+        order = billing.order_create(user=user, product=Product.objects.get(code=code))
+        outcome = billing.payment_record_captured(
+            order=order,
+            payment_id=f"pay_gate{next(_payments):06d}",
+            amount_paise=order.amount_paise,
+            currency=order.currency,
+            source="test",
         )
-        Entitlement.objects.create(user=user, product=product, order=order, granted_at=now)
+        assert outcome.granted, outcome.message
         return order
 
     return do
@@ -72,10 +69,13 @@ def grant(db) -> Callable[..., Order]:
 
 @pytest.fixture
 def revoke(db) -> Callable[[Order], None]:
-    """Take the access of a paid order away, as a processed refund does."""
+    """Refund a paid order through billing's services (the test-mode provider processes it),
+    which revokes its access."""
 
     def do(order: Order) -> None:
-        Entitlement.objects.filter(order=order).update(revoked_at=timezone.now())
+        billing.refund_request(order=order, requested_by=order.user)
+        order.refresh_from_db()
+        assert order.state == Order.State.REFUNDED
 
     return do
 

@@ -16,6 +16,7 @@ from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver
 from sentinel import OTHER_CHECK, SECRET_CHECK, SENTINEL, SENTINEL_ANSWER, SLUG
 
+from mathmachine.billing.models import Order
 from mathmachine.learning.models import CheckAnswer
 
 pytestmark = pytest.mark.django_db
@@ -43,7 +44,7 @@ def _parameterless_paths(resolver: URLResolver | None = None, prefix: str = "") 
 
 def _every_response(client: Client) -> Iterator[tuple[str, object]]:
     paths = sorted(set(_parameterless_paths()))
-    assert "/" in paths and "/pricing/" in paths and "/your-learning/" in paths
+    assert {"/", "/pricing/", "/your-learning/", "/billing/orders/"} <= set(paths)
     for path in (*paths, *FEED_GUESSES, f"/units/{SLUG}/"):
         yield f"GET {path}", client.get(path)
     for number in range(1, 17):
@@ -60,6 +61,15 @@ def _every_response(client: Client) -> Iterator[tuple[str, object]]:
             )
             yield f"POST {url} {answer} form", client.post(url, data)
             yield f"POST {url} {answer} follow", client.post(url, data, follow=True)
+    for code in ("unit-18", "all-paid-units"):  # the way to buy: checkout pages
+        url = f"/billing/buy/{code}/"
+        yield f"POST {url} follow", client.post(url, follow=True)
+    for order in Order.objects.all():  # receipts (other learners' answer 404)
+        for url in (
+            f"/billing/orders/{order.public_id}/",
+            f"/billing/orders/{order.public_id}/pay/",
+        ):
+            yield f"GET {url}", client.get(url, follow=True)
 
 
 def _text(response) -> str:
