@@ -72,6 +72,8 @@ class PaymentInline(admin.TabularInline):
     model = Payment
     extra = 0
     can_delete = False
+    fields: tuple[str, ...]
+    readonly_fields: tuple[str, ...]
     fields = readonly_fields = (
         "provider_payment_id",
         "status",

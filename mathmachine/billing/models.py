@@ -17,7 +17,7 @@ refund), never from a provider's view of an order.
 from __future__ import annotations
 
 import uuid
-from typing import ClassVar
+from typing import ClassVar, Final
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
@@ -38,7 +38,7 @@ def format_paise(paise: int) -> str:
     digits = str(rupees)
     if len(digits) > 3:
         head, tail = digits[:-3], digits[-3:]
-        groups = []
+        groups: list[str] = []
         while len(head) > 2:
             groups.insert(0, head[-2:])
             head = head[:-2]
@@ -107,6 +107,26 @@ class Product(models.Model):
                 )
 
 
+class OrderState:
+    """An order's states: plain strings, the values stored in ``Order.state``."""
+
+    CREATED: Final = "created"
+    FAILED: Final = "failed"
+    PAID: Final = "paid"
+    REFUND_REQUESTED: Final = "refund_requested"
+    REFUND_FAILED: Final = "refund_failed"
+    REFUNDED: Final = "refunded"
+    LABELS: Final[dict[str, str]] = {
+        CREATED: "Created (awaiting payment)",
+        FAILED: "Payment failed",
+        PAID: "Paid",
+        REFUND_REQUESTED: "Refund requested",
+        REFUND_FAILED: "Refund failed",
+        REFUNDED: "Refunded",
+    }
+    ALL: Final[tuple[str, ...]] = tuple(LABELS)
+
+
 class Order(models.Model):
     """One attempt to buy one product, from creation to (possibly) refund.
 
@@ -121,28 +141,22 @@ class Order(models.Model):
     payment still completes it. ``paid`` is never left except by a refund request.
     """
 
-    class State(models.TextChoices):
-        CREATED = "created", "Created (awaiting payment)"
-        FAILED = "failed", "Payment failed"
-        PAID = "paid", "Paid"
-        REFUND_REQUESTED = "refund_requested", "Refund requested"
-        REFUND_FAILED = "refund_failed", "Refund failed"
-        REFUNDED = "refunded", "Refunded"
+    State: ClassVar[type[OrderState]] = OrderState
 
     TRANSITIONS: ClassVar[dict[str, frozenset[str]]] = {
-        State.CREATED: frozenset({State.PAID, State.FAILED}),
-        State.FAILED: frozenset({State.PAID}),
-        State.PAID: frozenset({State.REFUND_REQUESTED}),
-        State.REFUND_REQUESTED: frozenset({State.REFUNDED, State.REFUND_FAILED}),
-        State.REFUND_FAILED: frozenset({State.REFUND_REQUESTED, State.REFUNDED}),
-        State.REFUNDED: frozenset(),
+        OrderState.CREATED: frozenset({OrderState.PAID, OrderState.FAILED}),
+        OrderState.FAILED: frozenset({OrderState.PAID}),
+        OrderState.PAID: frozenset({OrderState.REFUND_REQUESTED}),
+        OrderState.REFUND_REQUESTED: frozenset({OrderState.REFUNDED, OrderState.REFUND_FAILED}),
+        OrderState.REFUND_FAILED: frozenset({OrderState.REFUND_REQUESTED, OrderState.REFUNDED}),
+        OrderState.REFUNDED: frozenset(),
     }
-    UNPAID: ClassVar[tuple[str, ...]] = (State.CREATED, State.FAILED)
+    UNPAID: ClassVar[tuple[str, ...]] = (OrderState.CREATED, OrderState.FAILED)
     #: States in which the order's entitlement is active (access granted, not refunded).
     HOLDING: ClassVar[tuple[str, ...]] = (
-        State.PAID,
-        State.REFUND_REQUESTED,
-        State.REFUND_FAILED,
+        OrderState.PAID,
+        OrderState.REFUND_REQUESTED,
+        OrderState.REFUND_FAILED,
     )
 
     public_id = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
@@ -153,7 +167,9 @@ class Order(models.Model):
     product = models.ForeignKey(Product, on_delete=models.PROTECT, related_name="orders")
     amount_paise = models.PositiveIntegerField(help_text="the price when the order was created")
     currency = models.CharField(max_length=3, default=CURRENCY)
-    state = models.CharField(max_length=20, choices=State.choices, default=State.CREATED)
+    state = models.CharField(
+        max_length=20, choices=list(OrderState.LABELS.items()), default=OrderState.CREATED
+    )
     provider = models.CharField(max_length=20, help_text="razorpay or testmode")
     provider_order_id = models.CharField(max_length=64, null=True, blank=True, unique=True)
     created_at = models.DateTimeField(auto_now_add=True)
@@ -194,7 +210,7 @@ class Order(models.Model):
         return format_paise(self.amount_paise)
 
     def can_transition(self, target: str) -> bool:
-        return target in self.TRANSITIONS[self.State(self.state)]
+        return target in self.TRANSITIONS.get(self.state, frozenset())
 
     def transition(self, target: str) -> None:
         """Move to ``target`` (in memory; the caller saves under a row lock)."""

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
+from typing import TypeAlias
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.core.exceptions import ValidationError
@@ -18,7 +19,7 @@ from django.utils import timezone
 
 from .models import PAID_UNITS_PROMISED, Entitlement, Order, Product, Refund, format_paise
 
-User = AbstractBaseUser | AnonymousUser
+User: TypeAlias = AbstractBaseUser | AnonymousUser
 
 
 def paid_unit_numbers() -> frozenset[int]:

@@ -74,7 +74,7 @@ def checkout(request: HttpRequest, public_id: str) -> HttpResponse:
         assert isinstance(provider, RazorpayProvider)
         context |= {"key_id": provider.key_id, "checkout_js": CHECKOUT_JS}
         response = render(request, "billing/checkout_razorpay.html", context)
-        response._csp_update = CHECKOUT_CSP  # type: ignore[attr-defined]  (django-csp, this page)
+        response._csp_update = CHECKOUT_CSP  # django-csp adds these sources to this page only
         return _private(response)
     if order.provider == TestModeProvider.name and _testmode_allowed():
         return _private(render(request, "billing/checkout_testmode.html", context))

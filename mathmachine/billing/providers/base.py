@@ -11,6 +11,7 @@ import hashlib
 import hmac
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
+from typing import ClassVar
 
 
 @dataclass(frozen=True)
@@ -42,8 +43,8 @@ def signature_matches(secret: str, message: bytes, signature: str | None) -> boo
 
 
 class PaymentProvider(ABC):
-    name: str
-    label: str
+    name: ClassVar[str]
+    label: ClassVar[str]
 
     @abstractmethod
     def create_order(
