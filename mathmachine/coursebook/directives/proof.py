@@ -62,8 +62,7 @@ class ProofNode:
         title = r.inline(self.title)
         claim = _lead(r.blocks(self.claim, level), '<strong class="proof-label">Claim.</strong>')
         steps = "".join(f"<li>\n{r.blocks(s, level)}</li>\n" for s in self.steps)
-        end = '<span class="proof-end" aria-hidden="true">∎</span>'
-        end += '<span class="visually-hidden">End of proof.</span>'
+        end = '<span class="proof-end" role="img" aria-label="End of proof">∎</span>'
         qed = r.blocks(self.qed, level) if self.qed is not None else ""
         qed = _lead(qed, end) if qed else f"<p>{end}</p>\n"
         return (
