@@ -22,6 +22,7 @@ UPDATE = os.environ.get("UPDATE_FIXTURES") == "1"
 FIGURES = {
     "q": "(0, 0.5, 2)",
     "w_tea": "0.736",
+    "row_main_i": "0.736",  # a second figure with the same printed value
     "weights": "(0.100, 0.164, 0.736)",
     "sharp": "(0.017, 0.047, 0.936)",
     "sharp_tea": "0.936",

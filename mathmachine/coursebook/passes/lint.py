@@ -30,20 +30,23 @@ def _mask(line: str) -> str:
 
 def lint_decimals(text: str, path: Path, figures: dict[str, str]) -> list[CompileError]:
     """One HandTypedFigureError per decimal literal typed outside ``{{ }}``."""
-    by_value: dict[str, str] = {}
+    by_value: dict[str, list[str]] = {}
     for key, value in figures.items():
-        by_value.setdefault(value.strip(), key)
+        by_value.setdefault(value.strip(), []).append(key)
     errors: list[CompileError] = []
     for n, line in enumerate(text.split("\n"), start=1):
         if "." not in line or _EXEMPT_LINE.match(line):
             continue
         for m in DECIMAL.finditer(_mask(line)):
             literal = m.group()
-            name = by_value.get(literal)
-            hint = (
-                f"write {{{{ {name} }}}}"
-                if name
-                else "add it to figures() (computed by the engine) and write {{ name }}"
-            )
+            names = by_value.get(literal, [])
+            if len(names) == 1:
+                hint = f"write {{{{ {names[0]} }}}}"
+            elif names:
+                shown = ", ".join(f"{{{{ {n} }}}}" for n in names[:4])
+                more = ", ..." if len(names) > 4 else ""
+                hint = f"write the figure it stands for: one of {shown}{more}"
+            else:
+                hint = "add it to figures() (computed by the engine) and write {{ name }}"
             errors.append(HandTypedFigureError(path, n, f'hand-typed figure "{literal}": {hint}'))
     return errors
