@@ -1,7 +1,8 @@
 """The pipeline, stage by stage, and the assembly of a CompiledUnit.
 
-    load (unit.toml, figures.py) -> substitute figures -> lint hand-typed decimals
-    -> parse (markdown-it) -> directives -> structure -> roles, math -> render -> assemble
+    load (unit.toml, figures.py) -> lint hand-typed decimals (on the source as written)
+    -> substitute figures -> parse (markdown-it) -> directives -> structure -> roles
+    -> math (LaTeX -> MathML, per token, so errors keep their lines) -> render -> assemble
 
 Errors of every stage are collected per file, so one run reports all of them.
 """
