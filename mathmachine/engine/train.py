@@ -82,8 +82,7 @@ def global_norm(grads: Mapping[str, Any]) -> float:
     """‖g‖ = √(Σ over every array of Σ g²), in float64."""
     total = 0.0
     for _, g in iter_arrays(grads):
-        g64 = g.astype(np.float64, copy=False).ravel()
-        total += float(g64 @ g64)
+        total += float(np.vdot(g, g))
     return float(np.sqrt(total))
 
 
@@ -120,36 +119,61 @@ def linear_decay(step: int, total_steps: int, lr: float, final_fraction: float =
 class Adam:
     """Adam with bias correction (Kingma & Ba 2015, Algorithm 1); updates parameters in place.
 
-    ``state`` holds the first and second moments m, v (same shapes as the parameters) and the
-    step count t. Usage: ``opt = Adam(); opt.step(params, grads, lr)`` once per batch.
+    ``m`` and ``v`` hold the first and second moments of every parameter entry, in one flat
+    vector each (parameters in sorted-path order, see :func:`flatten`), and ``t`` the step count.
+    Usage: ``opt = Adam(); opt.step(params, grads, lr)`` once per batch. Working on one flat
+    vector instead of array by array makes a step a handful of numpy calls, whatever the
+    number of parameter arrays.
     """
 
     beta1: float = 0.9
     beta2: float = 0.999
     eps: float = 1e-8
     t: int = 0
-    m: dict[str, NDArray[Any]] = field(default_factory=dict)
-    v: dict[str, NDArray[Any]] = field(default_factory=dict)
+    m: NDArray[np.float64] = field(default_factory=lambda: np.zeros(0))
+    v: NDArray[np.float64] = field(default_factory=lambda: np.zeros(0))
+    keys: tuple[str, ...] = ()
+    sizes: list[int] = field(default_factory=list)
+
+    def moments(self, key: str) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        """(m, v) of one parameter array (by its "a.b" path), as flat slices."""
+        start = 0
+        for k, n in zip(self.keys, self.sizes, strict=True):
+            if k == key:
+                return self.m[start : start + n], self.v[start : start + n]
+            start += n
+        raise KeyError(key)
 
     def step(self, params: Params, grads: Mapping[str, Any], lr: float) -> None:
         """θ ← θ − lr · m̂ / (√v̂ + ε) for every parameter array (in place)."""
         matched = _matched(params, grads)
+        keys = tuple(k for k, _, _ in matched)
+        if self.t == 0:
+            self.keys = keys
+            self.sizes = [p.size for _, p, _ in matched]
+            total = sum(self.sizes)
+            self.m, self.v = np.zeros(total), np.zeros(total)
+        elif keys != self.keys:
+            raise ValueError("the parameters changed between Adam steps")
+        g = np.concatenate([g.ravel() for _, _, g in matched])
         self.t += 1
         b1, b2 = self.beta1, self.beta2
         c1 = 1.0 - b1**self.t  # bias corrections
         c2 = 1.0 - b2**self.t
-        step_size = lr / c1
-        for key, p, g in matched:
-            if key not in self.m:
-                self.m[key] = np.zeros_like(p)
-                self.v[key] = np.zeros_like(p)
-            m, v = self.m[key], self.v[key]
-            m *= b1
-            m += (1.0 - b1) * g
-            v *= b2
-            v += (1.0 - b2) * (g * g)
-            # m̂ / (√v̂ + ε) with m̂ = m / c1, v̂ = v / c2
-            p -= step_size * m / (np.sqrt(v / c2) + self.eps)
+        self.m *= b1
+        self.m += (1.0 - b1) * g
+        self.v *= b2
+        g *= g
+        self.v += (1.0 - b2) * g
+        # m̂ / (√v̂ + ε) with m̂ = m / c1, v̂ = v / c2
+        denom = np.sqrt(self.v / c2)
+        denom += self.eps
+        update = self.m / denom
+        update *= lr / c1
+        start = 0
+        for (_, p, _), n in zip(matched, self.sizes, strict=True):
+            p -= update[start : start + n].reshape(p.shape)
+            start += n
 
 
 def stream_rng(seed: int, stream: str) -> np.random.Generator:

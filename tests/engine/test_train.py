@@ -30,8 +30,9 @@ def test_adam_matches_two_steps_computed_by_hand() -> None:
     #   m̂ = m / (1 − 0.9²) = m / 0.19,  v̂ = v / (1 − 0.999²) = v / 0.001999
     #   step = 0.1 · m̂ / (√v̂ + 1e−8) = (0.08985751809707, 0.04941898112007)
     opt.step(params, {"w": np.array([0.2, 0.3])}, lr=0.1)
-    np.testing.assert_allclose(opt.m["w"], [0.065, 0.021], rtol=1e-12)
-    np.testing.assert_allclose(opt.v["w"], [0.00028975, 0.00009999], rtol=1e-12)
+    m, v = opt.moments("w")
+    np.testing.assert_allclose(m, [0.065, 0.021], rtol=1e-12)
+    np.testing.assert_allclose(v, [0.00028975, 0.00009999], rtol=1e-12)
     np.testing.assert_allclose(
         params["w"], [0.810142483902928, -1.949418991120066], rtol=0, atol=1e-12
     )
@@ -46,6 +47,10 @@ def test_adam_handles_nested_dicts_and_rejects_mismatched_grads() -> None:
     np.testing.assert_allclose(params["b"], 0.01, atol=1e-9)
     with pytest.raises(ValueError, match="missing"):
         Adam().step(params, {"b": np.zeros(3)}, lr=0.01)
+    opt = Adam()
+    opt.step(params, grads, lr=0.01)
+    with pytest.raises(ValueError, match="changed"):
+        opt.step({"b": params["b"]}, {"b": grads["b"]}, lr=0.01)
     with pytest.raises(ValueError, match="shape"):
         Adam().step(params, {"enc": {"W": np.zeros((3, 2))}, "b": np.zeros(3)}, lr=0.01)
 

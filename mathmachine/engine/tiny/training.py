@@ -119,6 +119,20 @@ def _checkpoint(params: dict[str, Any], cfg: TinyConfig, step: int, loss: float 
     }
 
 
+def batch_order(seed: int, n: int, batch_size: int, steps: int) -> list[NDArray[np.int64]]:
+    """Row indices of each step's batch: the n pairs shuffled once per pass (stream "batches"),
+    cut into batches that run across pass boundaries. [steps] arrays of [batch_size]."""
+    rng = stream_rng(seed, "batches")
+    queue = np.empty(0, dtype=np.int64)
+    out = []
+    for _ in range(steps):
+        while len(queue) < batch_size:
+            queue = np.concatenate([queue, rng.permutation(n)])
+        out.append(queue[:batch_size])
+        queue = queue[batch_size:]
+    return out
+
+
 def train(
     settings: TrainSettings | None = None,
     cfg: TinyConfig | None = None,
@@ -132,23 +146,20 @@ def train(
     v = vocab()
     cfg = cfg or TinyConfig(src_vocab=len(v.english), tgt_vocab=len(v.hindi))
     data: Batch = encode(tuple(pairs) if pairs is not None else split()[0])
-    n = data.src.shape[0]
     params = init_params(cfg, stream_rng(s.seed, "init"))
-    order_rng = stream_rng(s.seed, "batches")
+    order = batch_order(s.seed, data.src.shape[0], s.batch_size, s.steps)
     opt = Adam()
     result = TrainResult(params, cfg, s, loss=[], grad_norm=[])
     if keep_checkpoints and 0 in s.checkpoints:
         result.checkpoints.append(_checkpoint(params, cfg, 0, None))
-    queue = np.empty(0, dtype=np.int64)
+    flat_params = flatten(params)  # views: Adam's in-place updates reach ``params``
     spent = 0.0
     for step in range(s.steps):
         t0 = time.perf_counter()
-        while len(queue) < s.batch_size:
-            queue = np.concatenate([queue, order_rng.permutation(n)])
-        idx, queue = queue[: s.batch_size], queue[s.batch_size :]
-        loss, grads = loss_and_grads(params, cfg, data.take(idx))
-        norm = clip_by_global_norm(grads, s.clip_norm)
-        opt.step(params, grads, linear_decay(step, s.steps, s.lr, s.final_lr_fraction))
+        loss, grads = loss_and_grads(params, cfg, data.take(order[step]))
+        flat_grads = flatten(grads)
+        norm = clip_by_global_norm(flat_grads, s.clip_norm)
+        opt.step(flat_params, flat_grads, linear_decay(step, s.steps, s.lr, s.final_lr_fraction))
         spent += time.perf_counter() - t0
         result.loss.append(loss)
         result.grad_norm.append(norm)
