@@ -8,6 +8,8 @@ pass wraps it:
 - amsmath's aligned / gathered, which it renders as one line with stray "&", are mapped to
   align* / displaylines (real <mtable>s); bare "\\\\" line breaks in display math likewise;
 - \\boxed{...} becomes <mrow class="boxed"> (MathML Core has no <menclose>);
+- mathvariant="bold" / "sans-serif" / "double-struck" (\\mathbf, \\mathsf, \\mathbb), which MathML
+  Core browsers ignore, become the Unicode mathematical alphanumeric characters themselves;
 - the LaTeX is kept in alttext for screen readers; display math gets display="block".
 """
 
@@ -102,7 +104,51 @@ def _attr(s: str) -> str:
     return _text(s).replace('"', "&quot;")
 
 
+# First code point of A, a, 0 in each Unicode mathematical alphabet (None: not in that alphabet).
+_ALPHABETS: dict[str, tuple[int, int, int | None]] = {
+    "bold": (0x1D400, 0x1D41A, 0x1D7CE),
+    "sans-serif": (0x1D5A0, 0x1D5BA, 0x1D7E2),
+    "bold-sans-serif": (0x1D5D4, 0x1D5EE, 0x1D7EC),
+    "bold-italic": (0x1D468, 0x1D482, None),
+    "double-struck": (0x1D538, 0x1D552, 0x1D7D8),
+}
+# Letters that Unicode encodes elsewhere (the holes in the double-struck alphabet).
+_HOLES = {("double-struck", "C"): "ℂ", ("double-struck", "H"): "ℍ", ("double-struck", "N"): "ℕ",
+          ("double-struck", "P"): "ℙ", ("double-struck", "Q"): "ℚ", ("double-struck", "R"): "ℝ",
+          ("double-struck", "Z"): "ℤ"}  # fmt: skip
+
+
+def _styled(text: str, variant: str) -> str | None:
+    """text in the Unicode alphabet `variant`, or None if a character has no styled form."""
+    upper, lower, digit = _ALPHABETS[variant]
+    out = []
+    for ch in text:
+        if (variant, ch) in _HOLES:
+            out.append(_HOLES[(variant, ch)])
+        elif "A" <= ch <= "Z":
+            out.append(chr(upper + ord(ch) - ord("A")))
+        elif "a" <= ch <= "z":
+            out.append(chr(lower + ord(ch) - ord("a")))
+        elif "0" <= ch <= "9" and digit is not None:
+            out.append(chr(digit + ord(ch) - ord("0")))
+        else:
+            return None
+    return "".join(out)
+
+
+def _restyle(el: Element) -> None:
+    variant = el.attrib.get("mathvariant")
+    if el.tag not in ("mi", "mn", "mtext") or variant not in _ALPHABETS or not el.text:
+        return
+    styled = _styled(el.text, variant)
+    if styled is not None:
+        el.text = styled
+        # A single styled letter must not be italicised again by the browser.
+        el.attrib["mathvariant"] = "normal"
+
+
 def _serialize(el: Element, out: list[str], unknown: list[str]) -> None:
+    _restyle(el)
     if el.tag == "menclose" and el.attrib.get("notation") == "box":
         # MathML Core (Chromium) has no <menclose>: \boxed becomes a classed <mrow> the
         # stylesheet draws a border around.
