@@ -40,7 +40,7 @@ browsers:
 	fi
 
 test: install browsers
-	$(PY) -m mathmachine.coursebook check content/units
+	$(PY) -m mathmachine.coursebook check
 	$(PY) -m pytest
 	node --test tests/js/
 
