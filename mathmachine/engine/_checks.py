@@ -13,7 +13,9 @@ def as_finite(x: ArrayLike, name: str, *, min_ndim: int = 0) -> NDArray[np.float
     except (TypeError, ValueError) as exc:
         raise ValueError(f"{name} must be numeric, got {x!r}") from exc
     if arr.ndim < min_ndim:
-        raise ValueError(f"{name} must have at least {min_ndim} dimension(s), got shape {arr.shape}")
+        raise ValueError(
+            f"{name} must have at least {min_ndim} dimension(s), got shape {arr.shape}"
+        )
     if arr.size == 0:
         raise ValueError(f"{name} is empty (shape {arr.shape})")
     if not np.all(np.isfinite(arr)):

@@ -34,7 +34,9 @@ def context_vector(weights: ArrayLike, h: ArrayLike) -> NDArray[np.float64]:
     w = as_finite(weights, "weights", min_ndim=1)
     ha = as_finite(h, "h (the notes)", min_ndim=2)
     if w.shape[-1] != ha.shape[0]:
-        raise ValueError(f"there are {w.shape[-1]} weights but {ha.shape[0]} notes; they must match")
+        raise ValueError(
+            f"there are {w.shape[-1]} weights but {ha.shape[0]} notes; they must match"
+        )
     return w @ ha  # type: ignore[no-any-return]
 
 

@@ -1,4 +1,4 @@
-"""Who is learning: a signed-in user, or an anonymous learner identified by a token in the session."""
+"""Who is learning: a signed-in user, or an anonymous learner with a token in the session."""
 
 from __future__ import annotations
 

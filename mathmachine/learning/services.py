@@ -17,6 +17,7 @@ from mathmachine.coursebook.model import CheckDef
 from .learners import Learner
 from .models import CheckAnswer, SectionVisit
 
+
 @dataclass(frozen=True)
 class AnswerOutcome:
     grade: Grade
@@ -28,8 +29,9 @@ def check_answer_submit(
 ) -> AnswerOutcome:
     """Grade ``raw`` (one string per field) and record the attempt.
 
-    Unreadable input (empty, not a number, wrong count, too long: see grading.grade) is answered with a message and
-    changes nothing. Concurrent submits of the same learner serialise on the row.
+    Unreadable input (empty, not a number, wrong count, too long: see grading.grade) is
+    answered with a message and changes nothing. Concurrent submits of the same learner
+    serialise on the row.
     """
     if not learner.known:
         raise ValueError("an answer needs a learner (a user or an anonymous token)")

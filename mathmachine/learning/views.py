@@ -108,7 +108,8 @@ def check_answer(request: HttpRequest, unit_slug: str, check_id: str) -> HttpRes
     wants_json = "application/json" in request.headers.get("Accept", "")
     if not selectors.section_access(user=request.user, unit=unit, section=section):
         if wants_json:
-            return _private(JsonResponse({"error": "This check is in a locked section."}, status=403))
+            locked = {"error": "This check is in a locked section."}
+            return _private(JsonResponse(locked, status=403))
         return redirect("learning:section", unit_slug=unit.slug, number=section.number)
     learner = learner_from_request(request, create=True)
     raw = request.POST.getlist("answer")

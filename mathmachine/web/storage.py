@@ -1,4 +1,4 @@
-"""Static files: hashed names (cache for a year), brotli + gzip copies, ES module imports rewritten."""
+"""Static files: hashed names (cached a year), brotli + gzip copies, ES imports rewritten."""
 
 from whitenoise.storage import CompressedManifestStaticFilesStorage
 

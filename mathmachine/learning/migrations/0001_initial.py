@@ -6,7 +6,6 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
@@ -15,41 +14,118 @@ class Migration(migrations.Migration):
 
     operations = [
         migrations.CreateModel(
-            name='CheckAnswer',
+            name="CheckAnswer",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('anon_token', models.UUIDField(blank=True, db_index=True, null=True)),
-                ('unit_slug', models.SlugField(max_length=80)),
-                ('check_id', models.SlugField(max_length=80)),
-                ('last_answer', models.JSONField(default=list, help_text='the raw text of each field')),
-                ('correct', models.BooleanField(default=False, help_text='is the latest answer right?')),
-                ('first_try_correct', models.BooleanField(default=False)),
-                ('attempts', models.PositiveIntegerField(default=0)),
-                ('solved_at', models.DateTimeField(blank=True, help_text='first time answered right', null=True)),
-                ('first_answered_at', models.DateTimeField(auto_now_add=True)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('user', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.CASCADE, related_name='+', to=settings.AUTH_USER_MODEL)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("anon_token", models.UUIDField(blank=True, db_index=True, null=True)),
+                ("unit_slug", models.SlugField(max_length=80)),
+                ("check_id", models.SlugField(max_length=80)),
+                (
+                    "last_answer",
+                    models.JSONField(default=list, help_text="the raw text of each field"),
+                ),
+                (
+                    "correct",
+                    models.BooleanField(default=False, help_text="is the latest answer right?"),
+                ),
+                ("first_try_correct", models.BooleanField(default=False)),
+                ("attempts", models.PositiveIntegerField(default=0)),
+                (
+                    "solved_at",
+                    models.DateTimeField(
+                        blank=True, help_text="first time answered right", null=True
+                    ),
+                ),
+                ("first_answered_at", models.DateTimeField(auto_now_add=True)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                (
+                    "user",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'ordering': ('-updated_at',),
-                'constraints': [models.CheckConstraint(condition=models.Q(models.Q(('user__isnull', False), ('anon_token__isnull', True)), models.Q(('user__isnull', True), ('anon_token__isnull', False)), _connector='OR'), name='checkanswer_one_owner'), models.UniqueConstraint(condition=models.Q(('user__isnull', False)), fields=('user', 'unit_slug', 'check_id'), name='checkanswer_user_unique'), models.UniqueConstraint(condition=models.Q(('anon_token__isnull', False)), fields=('anon_token', 'unit_slug', 'check_id'), name='checkanswer_anon_unique')],
+                "ordering": ("-updated_at",),
+                "constraints": [
+                    models.CheckConstraint(
+                        condition=models.Q(
+                            models.Q(("user__isnull", False), ("anon_token__isnull", True)),
+                            models.Q(("user__isnull", True), ("anon_token__isnull", False)),
+                            _connector="OR",
+                        ),
+                        name="checkanswer_one_owner",
+                    ),
+                    models.UniqueConstraint(
+                        condition=models.Q(("user__isnull", False)),
+                        fields=("user", "unit_slug", "check_id"),
+                        name="checkanswer_user_unique",
+                    ),
+                    models.UniqueConstraint(
+                        condition=models.Q(("anon_token__isnull", False)),
+                        fields=("anon_token", "unit_slug", "check_id"),
+                        name="checkanswer_anon_unique",
+                    ),
+                ],
             },
         ),
         migrations.CreateModel(
-            name='SectionVisit',
+            name="SectionVisit",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('anon_token', models.UUIDField(blank=True, db_index=True, null=True)),
-                ('unit_slug', models.SlugField(max_length=80)),
-                ('section_number', models.PositiveSmallIntegerField()),
-                ('visits', models.PositiveIntegerField(default=0)),
-                ('first_visited_at', models.DateTimeField(auto_now_add=True)),
-                ('last_visited_at', models.DateTimeField(auto_now=True)),
-                ('user', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.CASCADE, related_name='+', to=settings.AUTH_USER_MODEL)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("anon_token", models.UUIDField(blank=True, db_index=True, null=True)),
+                ("unit_slug", models.SlugField(max_length=80)),
+                ("section_number", models.PositiveSmallIntegerField()),
+                ("visits", models.PositiveIntegerField(default=0)),
+                ("first_visited_at", models.DateTimeField(auto_now_add=True)),
+                ("last_visited_at", models.DateTimeField(auto_now=True)),
+                (
+                    "user",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'ordering': ('-last_visited_at',),
-                'constraints': [models.CheckConstraint(condition=models.Q(models.Q(('user__isnull', False), ('anon_token__isnull', True)), models.Q(('user__isnull', True), ('anon_token__isnull', False)), _connector='OR'), name='sectionvisit_one_owner'), models.UniqueConstraint(condition=models.Q(('user__isnull', False)), fields=('user', 'unit_slug', 'section_number'), name='sectionvisit_user_unique'), models.UniqueConstraint(condition=models.Q(('anon_token__isnull', False)), fields=('anon_token', 'unit_slug', 'section_number'), name='sectionvisit_anon_unique')],
+                "ordering": ("-last_visited_at",),
+                "constraints": [
+                    models.CheckConstraint(
+                        condition=models.Q(
+                            models.Q(("user__isnull", False), ("anon_token__isnull", True)),
+                            models.Q(("user__isnull", True), ("anon_token__isnull", False)),
+                            _connector="OR",
+                        ),
+                        name="sectionvisit_one_owner",
+                    ),
+                    models.UniqueConstraint(
+                        condition=models.Q(("user__isnull", False)),
+                        fields=("user", "unit_slug", "section_number"),
+                        name="sectionvisit_user_unique",
+                    ),
+                    models.UniqueConstraint(
+                        condition=models.Q(("anon_token__isnull", False)),
+                        fields=("anon_token", "unit_slug", "section_number"),
+                        name="sectionvisit_anon_unique",
+                    ),
+                ],
             },
         ),
     ]

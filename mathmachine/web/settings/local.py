@@ -4,6 +4,6 @@ from .base import *  # noqa: F403
 from .base import SECRET_KEY
 
 DEBUG = True
-SECRET_KEY = SECRET_KEY or "local-development-only-not-secret"  # noqa: S105
+SECRET_KEY = SECRET_KEY or "local-development-only-not-secret"
 ALLOWED_HOSTS = ["127.0.0.1", "localhost", "[::1]"]
 EMAIL_BACKEND = "django.core.mail.backends.console.EmailBackend"
