@@ -142,7 +142,8 @@ def main() -> None:
         return
     print(f"PyTorch {torch.__version__}, {torch.get_num_threads()} threads")
     for dtype, name in ((torch.float64, "float64"), (torch.float32, "float32")):
-        times, losses_t = [], []
+        times: list[float] = []
+        losses_t: list[float] = []
         for _ in range(REPEATS):
             spent, losses_t = torch_run(s, dtype)
             times.append(spent)
@@ -151,7 +152,8 @@ def main() -> None:
         print(
             f"PyTorch autograd {name}: {ms_t:.2f} ms a step -> numpy / PyTorch = "
             f"{ms_np / ms_t:.2f} (goal <= 1.0); |loss difference| from numpy's curve: "
-            f"first 50 steps max {diff[:50].max():.1e}, all {s.steps} max {diff.max():.1e}"
+            f"step 1 {diff[0]:.1e}, first 50 steps max {diff[:50].max():.1e}, "
+            f"all {s.steps} max {diff.max():.1e}"
         )
 
 
