@@ -543,6 +543,14 @@ def decoder_block_backward(dout: ArrayLike, cache: Cache) -> tuple[Array, Array,
 # stacks
 
 
+def _check_cache_kept(cache: Cache) -> None:
+    if cache.get("layers") is None:
+        raise ValueError(
+            "this forward ran with for_backward=False (inference), so it kept nothing to take "
+            "gradients through; run it with for_backward=True"
+        )
+
+
 def _check_layers(layers: Sequence[Params], what: str) -> None:
     if isinstance(layers, Mapping) or not isinstance(layers, Sequence) or len(layers) == 0:
         raise ValueError(f"{what} needs a non-empty list of per-layer params dicts")
@@ -556,15 +564,19 @@ def _encoder_stack_fwd(
     pre_norm: bool,
     eps: float,
     activation: str,
+    for_backward: bool,
 ) -> tuple[Array, Cache]:
-    caches, hidden = [], [x]
+    caches, weights, hidden = [], [], [x]
     for p in ps:
         x, c = _block_fwd(x, p, n_heads, mask, pre_norm, eps, activation)
-        caches.append(c)
+        weights.append(c["weights"])
         hidden.append(x)
+        if for_backward:
+            caches.append(c)
+        # else each layer's cache dies here: inference keeps only the maps and hidden states
     return x, {
-        "layers": caches,
-        "weights": np.stack([c["weights"] for c in caches]),
+        "layers": caches if for_backward else None,
+        "weights": np.stack(weights),
         "hidden": np.stack(hidden),
         "shape": x.shape,
     }
@@ -578,9 +590,14 @@ def encoder_stack_forward(
     pre_norm: bool = True,
     eps: float = 1e-5,
     activation: str = "gelu",
+    *,
+    for_backward: bool = True,
 ) -> tuple[Array, Cache]:
     """out [..., n, d] and a cache with ``cache["weights"]`` [layers, ..., heads, n, n] and
-    ``cache["hidden"]`` [layers + 1, ..., n, d] (the input, then every block's output)."""
+    ``cache["hidden"]`` [layers + 1, ..., n, d] (the input, then every block's output).
+
+    ``for_backward=False`` (inference) drops each layer's intermediate tensors as soon as the
+    layer is done: far less memory churn, but then no backward."""
     _check_style(n_heads, eps, activation)
     _check_layers(layers, "encoder_stack")
     xa, m = _x_and_mask(x, mask)
@@ -597,6 +614,7 @@ def encoder_stack_forward(
         pre_norm,
         float(eps),
         activation,
+        for_backward,
     )
 
 
@@ -613,11 +631,14 @@ def encoder_stack(
 
     A pre-LN stack usually ends with one more LayerNorm: apply ``layer_norm`` to the result.
     """
-    return encoder_stack_forward(x, layers, n_heads, mask, pre_norm, eps, activation)[0]
+    return encoder_stack_forward(
+        x, layers, n_heads, mask, pre_norm, eps, activation, for_backward=False
+    )[0]
 
 
 def encoder_stack_backward(dout: ArrayLike, cache: Cache) -> tuple[Array, list[dict[str, Array]]]:
     """(dx [..., n, d], [dparams of layer 0, layer 1, ...])."""
+    _check_cache_kept(cache)
     g = check_grad(dout, cache["shape"], "encoder_stack")
     grads = []
     for c in reversed(cache["layers"]):
@@ -636,16 +657,20 @@ def _decoder_stack_fwd(
     pre_norm: bool,
     eps: float,
     activation: str,
+    for_backward: bool,
 ) -> tuple[Array, Cache]:
-    caches, hidden = [], [x]
+    caches, self_w, cross_w, hidden = [], [], [], [x]
     for p in ps:
         x, c = _decoder_fwd(x, memory, p, n_heads, sm, mm, pre_norm, eps, activation)
-        caches.append(c)
+        self_w.append(c["self_weights"])
+        cross_w.append(c["cross_weights"])
         hidden.append(x)
+        if for_backward:
+            caches.append(c)
     return x, {
-        "layers": caches,
-        "self_weights": np.stack([c["self_weights"] for c in caches]),
-        "cross_weights": np.stack([c["cross_weights"] for c in caches]),
+        "layers": caches if for_backward else None,
+        "self_weights": np.stack(self_w),
+        "cross_weights": np.stack(cross_w),
         "hidden": np.stack(hidden),
         "shape": x.shape,
         "memory_shape": memory.shape,
@@ -663,9 +688,14 @@ def decoder_stack_forward(
     pre_norm: bool = True,
     eps: float = 1e-5,
     activation: str = "gelu",
+    *,
+    for_backward: bool = True,
 ) -> tuple[Array, Cache]:
     """out [..., n, d] and a cache with ``cache["self_weights"]`` [layers, ..., heads, n, n],
-    ``cache["cross_weights"]`` [layers, ..., heads, n, n_memory], ``cache["hidden"]``."""
+    ``cache["cross_weights"]`` [layers, ..., heads, n, n_memory], ``cache["hidden"]``.
+
+    ``for_backward=False`` (inference, e.g. greedy decoding) keeps only those, not each layer's
+    intermediate tensors: less memory, but no backward."""
     _check_style(n_heads, eps, activation)
     _check_layers(layers, "decoder_stack")
     xa, mem, sm, mm = _decoder_inputs(x, memory, self_mask, memory_mask, causal)
@@ -687,6 +717,7 @@ def decoder_stack_forward(
         pre_norm,
         float(eps),
         activation,
+        for_backward,
     )
 
 
@@ -704,7 +735,17 @@ def decoder_stack(
 ) -> Array:
     """Decoder blocks applied in turn, each attending to the same ``memory``. [..., n, d]."""
     return decoder_stack_forward(
-        x, memory, layers, n_heads, self_mask, memory_mask, causal, pre_norm, eps, activation
+        x,
+        memory,
+        layers,
+        n_heads,
+        self_mask,
+        memory_mask,
+        causal,
+        pre_norm,
+        eps,
+        activation,
+        for_backward=False,
     )[0]
 
 
@@ -712,6 +753,7 @@ def decoder_stack_backward(
     dout: ArrayLike, cache: Cache
 ) -> tuple[Array, Array, list[dict[str, Array]]]:
     """(dx [..., n, d], dmemory [..., n_memory, d_memory], [dparams per layer])."""
+    _check_cache_kept(cache)
     g = check_grad(dout, cache["shape"], "decoder_stack")
     dmem_total: Array | None = None
     grads = []

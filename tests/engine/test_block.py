@@ -227,3 +227,21 @@ def _bad_block(key: str, value: object, **more: object) -> dict:
 def test_bad_input_raises_a_clear_value_error(call, message: str) -> None:  # type: ignore[no-untyped-def]
     with pytest.raises(ValueError, match=re.escape(message)):
         call()
+
+
+def test_inference_forward_keeps_no_layer_caches(rng: np.random.Generator) -> None:
+    enc = [B.init_block_params(rng, 4, 8) for _ in range(2)]
+    x = rng.standard_normal((3, 4))
+    full, cache = B.encoder_stack_forward(x, enc, 2)
+    lean, lean_cache = B.encoder_stack_forward(x, enc, 2, for_backward=False)
+    assert np.array_equal(full, lean) and np.array_equal(B.encoder_stack(x, enc, 2), full)
+    assert np.array_equal(cache["weights"], lean_cache["weights"])
+    assert lean_cache["layers"] is None
+    with pytest.raises(ValueError, match="for_backward=False"):
+        B.encoder_stack_backward(np.ones_like(lean), lean_cache)
+    dec = [B.init_decoder_block_params(rng, 4, 8)]
+    out, dcache = B.decoder_stack_forward(x, x, dec, 2, for_backward=False)
+    assert np.array_equal(out, B.decoder_stack(x, x, dec, 2))
+    assert dcache["cross_weights"].shape == (1, 2, 3, 3)
+    with pytest.raises(ValueError, match="for_backward=False"):
+        B.decoder_stack_backward(np.ones_like(out), dcache)

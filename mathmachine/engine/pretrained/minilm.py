@@ -221,7 +221,14 @@ class MiniLM:
         x += self.token_type_embedding
         x = layer_norm(x, self.embedding_norm["gain"], self.embedding_norm["bias"], eps=self.eps)
         _, cache = encoder_stack_forward(
-            x, self.layers, self.n_heads, mask=None, pre_norm=False, eps=self.eps, activation="gelu"
+            x,
+            self.layers,
+            self.n_heads,
+            mask=None,
+            pre_norm=False,
+            eps=self.eps,
+            activation="gelu",
+            for_backward=False,  # inference: no per-layer caches to allocate and keep
         )
         return MiniLMRun(tokens=tokens, ids=ids, attention=cache["weights"], hidden=cache["hidden"])
 
