@@ -573,7 +573,7 @@ def embedding_backward(dout: ArrayLike, cache: Cache) -> Array:
 # softmax slope and cross-entropy
 
 
-def softmax_forward(x: ArrayLike, axis: int = -1) -> tuple[NDArray[np.float64], Cache]:
+def softmax_forward(x: ArrayLike, axis: int = -1) -> tuple[NDArray[np.floating], Cache]:
     """softmax (from :mod:`mathmachine.engine.softmax`) and the cache for its backward."""
     w = softmax(x, axis=axis)
     return w, {"w": w, "axis": axis}

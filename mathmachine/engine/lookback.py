@@ -25,7 +25,7 @@ class LookBack:
     """One look back: scores [n], weights [n] (sum to 1), context [d]."""
 
     scores: NDArray[np.float64]
-    weights: NDArray[np.float64]
+    weights: NDArray[np.floating]
     context: NDArray[np.float64]
 
 
@@ -37,7 +37,7 @@ def context_vector(weights: ArrayLike, h: ArrayLike) -> NDArray[np.float64]:
         raise ValueError(
             f"there are {w.shape[-1]} weights but {ha.shape[0]} notes; they must match"
         )
-    return w @ ha  # type: ignore[no-any-return]
+    return w @ ha
 
 
 def look_back(q: ArrayLike, h: ArrayLike) -> LookBack:
@@ -49,7 +49,7 @@ def look_back(q: ArrayLike, h: ArrayLike) -> LookBack:
     return LookBack(scores=s, weights=w, context=context_vector(w, h))
 
 
-def alignment_map(states: ArrayLike, h: ArrayLike) -> NDArray[np.float64]:
+def alignment_map(states: ArrayLike, h: ArrayLike) -> NDArray[np.floating]:
     """Decoder states [n_out, d], notes h [n_in, d] -> weights [n_out, n_in]; each row sums to 1."""
     qs = as_finite(states, "decoder states", min_ndim=2)
     ha = as_finite(h, "h (the notes)", min_ndim=2)
@@ -69,4 +69,4 @@ def context_gradient(q: ArrayLike, h: ArrayLike, j: int) -> NDArray[np.float64]:
         raise ValueError(f"note index j={j} is outside 0..{ha.shape[0] - 1}")
     lb = look_back(qa, ha)
     d = ha.shape[1]
-    return lb.weights[j] * (np.eye(d) + np.outer(ha[j] - lb.context, qa))  # type: ignore[no-any-return]
+    return lb.weights[j] * (np.eye(d) + np.outer(ha[j] - lb.context, qa))

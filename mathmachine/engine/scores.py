@@ -20,7 +20,7 @@ def dot_scores(q: ArrayLike, h: ArrayLike) -> NDArray[np.float64]:
     qa = as_finite(q, "q", min_ndim=1)
     ha = as_finite(h, "h (the notes)", min_ndim=2)
     same_last_dim(qa, ha, "q", "each note h_j")
-    return qa @ ha.T  # type: ignore[no-any-return]
+    return qa @ ha.T
 
 
 def general_scores(q: ArrayLike, h: ArrayLike, W: ArrayLike) -> NDArray[np.float64]:
@@ -33,7 +33,7 @@ def general_scores(q: ArrayLike, h: ArrayLike, W: ArrayLike) -> NDArray[np.float
             f"W must have shape ({qa.shape[-1]}, {ha.shape[-1]}) to compare q of length "
             f"{qa.shape[-1]} with notes of length {ha.shape[-1]}, got {Wa.shape}"
         )
-    return (qa @ Wa) @ ha.T  # type: ignore[no-any-return]
+    return (qa @ Wa) @ ha.T
 
 
 def additive_scores(
@@ -58,4 +58,4 @@ def additive_scores(
             "must agree on the hidden size"
         )
     hidden = np.tanh(ha @ W1a.T + (qa @ W2a.T)[..., None, :])  # [..., n, a]
-    return hidden @ va  # type: ignore[no-any-return]
+    return hidden @ va

@@ -12,12 +12,16 @@ from numpy.typing import ArrayLike, NDArray
 from ._checks import as_finite
 
 
-def softmax(x: ArrayLike, axis: int = -1) -> NDArray[np.float64]:
+def softmax(x: ArrayLike, axis: int = -1) -> NDArray[np.floating]:
     """Stable softmax along ``axis``. Shape in = shape out. ``-inf`` entries get weight exactly 0.
+
+    float32 input gives float32 output; any other input is computed in float64.
 
     A row that is entirely ``-inf`` (nothing may be looked at) is an error, not NaN.
     """
-    arr = np.asarray(x, dtype=np.float64)
+    arr = np.asarray(x)
+    if arr.dtype != np.float32:  # float32 stays float32 (the pretrained model); all else float64
+        arr = arr.astype(np.float64)
     if arr.size == 0:
         raise ValueError("softmax of an empty array")
     if np.any(np.isnan(arr)) or np.any(np.isposinf(arr)):
@@ -26,7 +30,7 @@ def softmax(x: ArrayLike, axis: int = -1) -> NDArray[np.float64]:
     if np.any(np.isneginf(top)):
         raise ValueError("softmax row is entirely -infinity: every position is masked")
     e = np.exp(arr - top)
-    return e / np.sum(e, axis=axis, keepdims=True)  # type: ignore[no-any-return]
+    return e / np.sum(e, axis=axis, keepdims=True)
 
 
 def softmax_jacobian(weights: ArrayLike) -> NDArray[np.float64]:
@@ -34,4 +38,4 @@ def softmax_jacobian(weights: ArrayLike) -> NDArray[np.float64]:
     a = as_finite(weights, "weights", min_ndim=1)
     if a.ndim != 1:
         raise ValueError(f"weights must be one row (1-D), got shape {a.shape}")
-    return np.diag(a) - np.outer(a, a)  # type: ignore[no-any-return]
+    return np.diag(a) - np.outer(a, a)
