@@ -23,7 +23,8 @@ def _private(response: HttpResponse) -> HttpResponse:
 
 @require_GET
 def home(request: HttpRequest) -> HttpResponse:
-    return render(request, "learning/home.html", {"units": selectors.units_list()})
+    units = [{"unit": u, "totals": selectors.unit_totals(u)} for u in selectors.units_list()]
+    return render(request, "learning/home.html", {"units": units})
 
 
 @require_GET
