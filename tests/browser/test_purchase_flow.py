@@ -1,14 +1,14 @@
 """The whole learner journey in real Chromium against the live site (issue 3's browser test).
 
 Sign up, answer a check in §1, fail a test-mode payment, buy Unit 18 in test mode, open §2,
-refund, find §2 locked again, and find the §1 answer still there.
+refund, find §2 locked again, and find the §1 answer still there. Chromium (Debian's, headless,
+via Playwright's executable_path) and the billing products come from conftest.py's fixtures.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
@@ -16,15 +16,6 @@ playwright_api = pytest.importorskip("playwright.sync_api")
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
-CHROMIUM = Path("/usr/bin/chromium")
-ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 SLUG = "attention-and-transformers"
 EMAIL = "asha@example.com"
 PASSWORD = "a long test password 42"
@@ -32,28 +23,22 @@ LOCKED = "This section is part of the paid unit"
 
 
 @pytest.fixture
-def page(live_server, monkeypatch) -> Iterator[object]:
-    if not CHROMIUM.exists():
-        pytest.skip("needs Debian's chromium at /usr/bin/chromium (make browsers)")
-    # Playwright's sync API runs an event loop in this thread; the test's own ORM reads are
-    # plain synchronous code, so Django's async-safety guard is relaxed for this test only.
-    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+def page(migration_data_kept, billing_products, live_server, chromium) -> Iterator[object]:
+    """A fresh browser context on the live site (the shared Chromium of conftest.py), with the
+    billing products in the database; fails the test on any script error or CSP violation."""
     from django.core.cache import cache
 
     cache.clear()
-    with playwright_api.sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=ARGS)
-        context = browser.new_context(base_url=live_server.url)
-        page = context.new_page()
-        errors: list[str] = []
-        page.on("pageerror", lambda exc: errors.append(str(exc)))
-        page.on(
-            "console",
-            lambda msg: errors.append(msg.text) if "Content Security Policy" in msg.text else None,
-        )
-        yield page
-        context.close()
-        browser.close()
+    context = chromium.new_context(base_url=live_server.url)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.on(
+        "console",
+        lambda msg: errors.append(msg.text) if "Content Security Policy" in msg.text else None,
+    )
+    yield page
+    context.close()
     assert errors == [], errors  # no script errors, no CSP violations on any page
 
 
