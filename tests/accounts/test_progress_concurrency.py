@@ -5,9 +5,10 @@ SQLite serialises writers (BEGIN IMMEDIATE), so these run only when DATABASE_URL
 
 from __future__ import annotations
 
+import importlib
 import threading
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 import pytest
 from django.conf import settings
@@ -25,8 +26,20 @@ pytestmark = [
         settings.DATABASES["default"]["ENGINE"] != "django.db.backends.postgresql",
         reason="needs DATABASE_URL pointing at PostgreSQL",
     ),
-    pytest.mark.django_db(transaction=True),
 ]
+
+
+@pytest.fixture
+def _products_back(django_db_blocker) -> Iterator[None]:
+    """Requested before ``transactional_db``, so torn down after its flush: puts billing's
+    products (a data migration) back for the tests that run later."""
+    yield
+    from django.apps import apps
+
+    migration = importlib.import_module("mathmachine.billing.migrations.0002_products")
+    with django_db_blocker.unblock():
+        migration.create_products(apps, None)
+
 
 UNIT = "attention-and-transformers"
 CHECK = CheckDef(
@@ -62,7 +75,9 @@ def _in_parallel(*jobs: Callable[[], object]) -> list[BaseException]:
 
 
 @pytest.mark.parametrize("owner", ["user", "anonymous"])
-def test_double_submit_of_one_check_gives_one_row_with_two_attempts(owner: str) -> None:
+def test_double_submit_of_one_check_gives_one_row_with_two_attempts(
+    _products_back, transactional_db, owner: str
+) -> None:
     if owner == "user":
         user = get_user_model().objects.create_user(username="asha", email="asha@example.com")
         learner = Learner(user_id=user.pk, anon_token=None)
@@ -82,7 +97,9 @@ def test_double_submit_of_one_check_gives_one_row_with_two_attempts(owner: str) 
         assert rows[0].solved_at is not None
 
 
-def test_two_sign_ins_claiming_one_browsers_progress_at_once() -> None:
+def test_two_sign_ins_claiming_one_browsers_progress_at_once(
+    _products_back, transactional_db
+) -> None:
     user = get_user_model().objects.create_user(username="asha", email="asha@example.com")
     token = uuid.uuid4()
     anon = Learner(user_id=None, anon_token=token)
@@ -106,7 +123,7 @@ def test_two_sign_ins_claiming_one_browsers_progress_at_once() -> None:
     assert rows["s1-sharpen"].attempts == 1
 
 
-def test_claim_while_the_user_answers_in_another_tab() -> None:
+def test_claim_while_the_user_answers_in_another_tab(_products_back, transactional_db) -> None:
     user = get_user_model().objects.create_user(username="asha", email="asha@example.com")
     for _ in range(3):
         CheckAnswer.objects.all().delete()
