@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from conftest import FakeRazorpay, rzp_id
+from billing_support import FakeRazorpay, rzp_id
 from django.test import Client
 
 from mathmachine.billing import services
@@ -111,7 +111,7 @@ def test_csrf_token_from_the_page_is_accepted(user, unit18):
 
 
 def test_webhook_needs_no_csrf_token(razorpay, rzp_order):
-    from conftest import post_webhook
+    from billing_support import post_webhook
 
     csrf_client = Client(enforce_csrf_checks=True)
     body = FakeRazorpay.event("payment_captured", rzp_order)

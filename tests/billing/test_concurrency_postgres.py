@@ -7,13 +7,14 @@ these races); .ci/run runs them.
 
 from __future__ import annotations
 
+import importlib
 import os
 import threading
 from collections.abc import Callable
 from typing import Any
 
 import pytest
-from conftest import FakeRazorpay, post_webhook, rzp_id
+from billing_support import FakeRazorpay, post_webhook, rzp_id
 from django.db import connection
 from django.test import Client
 
@@ -25,10 +26,20 @@ pytestmark = [
         not os.environ.get("DATABASE_URL", "").startswith(("postgres://", "postgresql://")),
         reason="needs DATABASE_URL pointing at PostgreSQL (real row locks and parallel writers)",
     ),
-    pytest.mark.django_db(transaction=True, serialized_rollback=True),
+    pytest.mark.django_db(transaction=True),
 ]
 
 THREADS = 8
+
+
+@pytest.fixture(autouse=True)
+def _products(transactional_db: None) -> None:
+    """The offer's products, as the data migration makes them: a transactional test starts
+    from whatever the previous one's flush left (pytest-django runs these tests last)."""
+    from django.apps import apps
+
+    migration = importlib.import_module("mathmachine.billing.migrations.0002_products")
+    migration.create_products(apps, None)
 
 
 def _in_parallel(jobs: list[Callable[[Client], Any]], login: Any = None) -> list[Any]:

@@ -7,7 +7,7 @@ import datetime as dt
 
 import pytest
 import time_machine
-from conftest import FakeRazorpay, post_webhook
+from billing_support import FakeRazorpay, post_webhook
 from django.utils import timezone
 
 from mathmachine.billing import services

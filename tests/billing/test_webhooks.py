@@ -6,7 +6,7 @@ Bodies are the stored payloads in fixtures/webhooks/, signed here with the test 
 from __future__ import annotations
 
 import pytest
-from conftest import FakeRazorpay, post_webhook, rzp_id, sign
+from billing_support import FakeRazorpay, post_webhook, rzp_id, sign
 
 from mathmachine.billing.models import Entitlement, Order, Payment, ProviderEvent
 from mathmachine.billing.selectors import has_unit_access
