@@ -9,7 +9,9 @@
 // Events (bubbling): "translate-lookback:update", detail {word, sure, weights, attention} after
 // every DOM update (weights null when attention is off).
 // Properties: word (selected index), sure (its multiplier), attention (bool); method play().
-import {alignmentRow, context, fmt, scale} from './math.js'
+// Keep the semicolon: collectstatic points this line at math.js's hashed name only when the
+// statement ends with one (the pattern of Django's ManifestStaticFilesStorage).
+import {alignmentRow, context, fmt, scale} from './math.js';
 
 const REACH_MS = 650
 const STEP_MS = 1300
