@@ -172,6 +172,8 @@ class SitePage:
             self.problems.append(f"console.{message.type}: {message.text}")
 
     def _on_request_failed(self, request: Any) -> None:
+        if request.failure == "net::ERR_ABORTED":
+            return  # cancelled by a navigation (e.g. the favicon of a page left at once)
         self.problems.append(f"request failed: {request.method} {request.url} {request.failure}")
 
     def _on_response(self, response: Any) -> None:
