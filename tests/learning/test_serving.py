@@ -1,0 +1,75 @@
+"""Section 1's assets as production serves them: collected by the project's manifest storage
+(hashed names, brotli and gzip copies), and every module import pointed at a hashed name."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from django.core.management import call_command
+from django.test import Client, override_settings
+
+from .conftest import SECTION_1
+
+HASHED = re.compile(r"\.[0-9a-f]{12}\.\w+$")
+PRODUCTION_STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "mathmachine.web.storage.StaticStorage"},
+}
+
+
+@pytest.fixture(scope="module")
+def collected(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """collectstatic with the production storage into a fresh STATIC_ROOT (admin files left out:
+    they are Django's, and slow to compress); the settings stay in force for the module."""
+    root = tmp_path_factory.mktemp("staticfiles")
+    with override_settings(STATIC_ROOT=root, STORAGES=PRODUCTION_STORAGES):
+        call_command("collectstatic", interactive=False, verbosity=0, ignore_patterns=["admin"])
+        yield root
+
+
+def manifest(root: Path) -> dict[str, str]:
+    return json.loads((root / "staticfiles.json").read_text())["paths"]
+
+
+@pytest.mark.django_db
+def test_section_1_links_only_hashed_collected_assets_with_compressed_copies(
+    collected: Path,
+) -> None:
+    html = Client().get(SECTION_1).content.decode()
+    linked = re.findall(r'(?:href|src)="/static/([^"]+)"', html)
+    assert {"site", "widgets"} <= {p.split("/")[0] for p in linked}
+    assert len(linked) >= 5, linked  # site.css, favicon, checks.js, widget js + css
+    for path in linked:
+        assert HASHED.search(path), f"{path} is not a hashed name"
+        assert (collected / path).is_file(), path
+        if path.endswith((".js", ".css", ".svg")):
+            assert (collected / f"{path}.br").is_file(), f"{path} has no brotli copy"
+            assert (collected / f"{path}.gz").is_file(), f"{path} has no gzip copy"
+
+
+def test_every_module_import_points_at_a_hashed_name(collected: Path) -> None:
+    paths = manifest(collected)
+    ours = [
+        h for n, h in paths.items() if n.startswith(("site/", "widgets/")) and n.endswith(".js")
+    ]
+    imports = 0
+    for hashed in ours:
+        source = (collected / hashed).read_text(encoding="utf-8")
+        for target in re.findall(r"""\bfrom\s*["'](\.{1,2}/[^"']+)["']""", source):
+            imports += 1
+            assert HASHED.search(target), f"{hashed} imports {target}, not a hashed name"
+    assert imports >= 1  # the widget imports math.js
+    widget = (collected / paths["widgets/translate-lookback.js"]).read_text(encoding="utf-8")
+    assert f'from "./{Path(paths["widgets/math.js"]).name}";' in widget
+
+
+def test_the_stylesheet_points_at_the_hashed_devanagari_font(collected: Path) -> None:
+    paths = manifest(collected)
+    css = (collected / paths["site/site.css"]).read_text(encoding="utf-8")
+    font = Path(paths["site/fonts/noto-sans-devanagari-subset.woff2"]).name
+    assert f'url("fonts/{font}")' in css
+    assert HASHED.search(font)
