@@ -221,3 +221,18 @@ def sales_by_day(*, days: int = 30, today: date | None = None) -> list[SalesDay]
             )
         )
     return result
+
+
+def unit_offer_prices(*, unit_number: int) -> dict[str, str]:
+    """The prices the unlock offer quotes, as shown (e.g. {"unit": "₹299", "bundle": "₹999"}).
+
+    Read from the products on sale, so the offer on every page follows the admin's prices.
+    A missing product is simply absent from the result.
+    """
+    prices: dict[str, str] = {}
+    for p in Product.objects.filter(for_sale=True):
+        if p.kind == Product.Kind.UNIT and p.unit_number == unit_number:
+            prices["unit"] = p.price_display
+        elif p.kind == Product.Kind.BUNDLE:
+            prices["bundle"] = p.price_display
+    return prices

@@ -1,4 +1,5 @@
-"""``{% load billing %}{% billing_orders_summary %}``: the learner's purchases, for a dashboard."""
+"""``{% load billing %}``: ``{% billing_orders_summary %}`` (the learner's purchases, for a
+dashboard) and ``{% unit_offer_prices unit.number as prices %}`` (the unlock offer's prices)."""
 
 from __future__ import annotations
 
@@ -20,3 +21,8 @@ def billing_orders_summary(context: dict[str, Any], limit: int = 5) -> dict[str,
         selectors.orders_for(user=user).exclude(state=Order.State.CREATED)[:limit] if user else []
     )
     return {"orders": list(orders), "request": request}
+
+
+@register.simple_tag
+def unit_offer_prices(unit_number: int) -> dict[str, str]:
+    return selectors.unit_offer_prices(unit_number=unit_number)
