@@ -49,6 +49,26 @@ def section_access(
     return has_unit_access(user=user, unit_number=unit.number)
 
 
+def toc_with_access(
+    *, user: AbstractBaseUser | AnonymousUser, unit: CompiledUnit
+) -> list[dict[str, object]]:
+    """The table of contents, each entry with "open": section_access for this user.
+
+    Entitlement is asked once for the unit, not once per section.
+    """
+    paid_open: bool | None = None
+    toc: list[dict[str, object]] = []
+    for section in unit.sections:
+        if section.free:
+            is_open = True
+        else:
+            if paid_open is None:
+                paid_open = section_access(user=user, unit=unit, section=section)
+            is_open = paid_open
+        toc.append({"section": section, "open": is_open})
+    return toc
+
+
 def check_find(unit: CompiledUnit, check_id: str) -> tuple[CompiledSection, CheckDef]:
     for section in unit.sections:
         for check in section.checks:

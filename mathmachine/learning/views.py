@@ -31,13 +31,7 @@ def home(request: HttpRequest) -> HttpResponse:
 def unit_detail(request: HttpRequest, unit_slug: str) -> HttpResponse:
     unit = selectors.unit_get(unit_slug)
     learner = learner_from_request(request)
-    toc = [
-        {
-            "section": s,
-            "open": selectors.section_access(user=request.user, unit=unit, section=s),
-        }
-        for s in unit.sections
-    ]
+    toc = selectors.toc_with_access(user=request.user, unit=unit)
     progress = selectors.unit_progress(learner=learner, unit=unit)
     return _private(
         render(request, "learning/unit.html", {"unit": unit, "toc": toc, "progress": progress})
@@ -48,11 +42,9 @@ def unit_detail(request: HttpRequest, unit_slug: str) -> HttpResponse:
 def section_detail(request: HttpRequest, unit_slug: str, number: int) -> HttpResponse:
     unit = selectors.unit_get(unit_slug)
     section = selectors.section_get(unit, number)
-    toc = [
-        {"section": s, "open": selectors.section_access(user=request.user, unit=unit, section=s)}
-        for s in unit.sections
-    ]
-    if not selectors.section_access(user=request.user, unit=unit, section=section):
+    toc = selectors.toc_with_access(user=request.user, unit=unit)
+    is_open = {item["section"].number: item["open"] for item in toc}
+    if not is_open[section.number]:
         return _private(
             render(request, "learning/locked.html", {"unit": unit, "section": section, "toc": toc})
         )
@@ -90,12 +82,8 @@ def section_detail(request: HttpRequest, unit_slug: str, number: int) -> HttpRes
                 "unit_totals": selectors.unit_totals(unit),
                 "previous": previous,
                 "next": following,
-                "is_preview_end": section.free
-                and not (following and following.free)
-                and not (
-                    following
-                    and selectors.section_access(user=request.user, unit=unit, section=following)
-                ),
+                # The free preview ends here when the next section is closed to this learner.
+                "is_preview_end": bool(following) and not is_open[following.number],
             },
         )
     )
