@@ -176,7 +176,8 @@ def grade(check: CheckDef, raw: list[str]) -> Grade:
     if unread:
         msg = unread[0].message
         if n > 1:
-            msg = f"{unread[0].label}: {msg}"
+            label = unread[0].label
+            msg = f"{label[:1].upper()}{label[1:]}: {msg}"
         return Grade(False, False, fields, "", msg)
     if all(fg.correct for fg in fields):
         return Grade(True, True, fields, check.feedback_correct_html)

@@ -161,7 +161,7 @@ def test_wrong_number_of_boxes() -> None:
 
 def test_multi_field_message_names_the_field() -> None:
     g = grade(COUNT, ["35", "lots"])
-    assert g.message == f"numbers in the map: {FORMAT_MESSAGE}"
+    assert g.message == f"Numbers in the map: {FORMAT_MESSAGE}"
     assert [f.values for f in g.fields] == [(35.0,), None]
 
 

@@ -223,7 +223,7 @@ def test_json_answer_to_the_two_field_check(
         (C1, ["0.1", "0.2"], "This check takes one answer; got 2."),
         (C1, [], "This check takes one answer; got 0."),
         (C2, ["35"], "This check takes 2 answers; got 1."),
-        (C2, ["35", "lots"], "numbers in the map: " + UNREADABLE),
+        (C2, ["35", "lots"], "Numbers in the map: " + UNREADABLE),
         (C2, ["35", "1" * 201], "too long"),
     ],
 )
