@@ -5,7 +5,6 @@ PY := .venv/bin/python
 UV_VERSION := 0.13.9
 HOST ?= 127.0.0.1
 PORT ?= 8000
-export DJANGO_SETTINGS_MODULE ?= mathmachine.web.settings.local
 
 .PHONY: help install run serve build test test-python test-js browsers bench lint format train-tiny golden clean
 
