@@ -1,4 +1,3 @@
-
 """The two products of the published offer: Unit 18 (₹299) and the bundle of all paid units (₹999).
 
 Unit 18 is the first paid unit; the other six paid units get their unit product (and so become
