@@ -77,9 +77,17 @@ DATABASES = {
     )
 }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
-    DATABASES["default"]["CONN_MAX_AGE"] = 0
+    # Connections are kept (DB_CONN_MAX_AGE, as for PostgreSQL): opening one per request cost
+    # ~0.6 ms (Django's SQLite setup), and closing the last one checkpointed the WAL each time.
     DATABASES["default"].setdefault("OPTIONS", {}).update(
-        {"transaction_mode": "IMMEDIATE", "timeout": 20, "init_command": "PRAGMA journal_mode=WAL;"}
+        {
+            "transaction_mode": "IMMEDIATE",
+            "timeout": 20,
+            # WAL with synchronous=NORMAL: a commit is durable against a crash of the process
+            # and only the last commits may be lost if the machine loses power; a commit no
+            # longer waits for an fsync. (PostgreSQL is the production database.)
+            "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+        }
     )
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
