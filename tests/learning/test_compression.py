@@ -1,0 +1,104 @@
+"""mathmachine.web.compression.GZipMiddleware: Django's gzip behaviour at a cheaper level,
+with the BREACH mitigation (random-length file name in the gzip header) kept."""
+
+from __future__ import annotations
+
+import gzip
+import os
+import zlib
+
+import pytest
+from django.conf import settings
+from django.http import HttpResponse, StreamingHttpResponse
+from django.test import Client, RequestFactory
+
+from mathmachine.web.compression import COMPRESSLEVEL, GZipMiddleware, compress_string
+
+from .conftest import SECTION_1
+
+PAGE = ("<p>" + " ".join(f"attention weight {i} of the alignment map" for i in range(400))).encode()
+
+
+def respond(response: HttpResponse, accept: str = "gzip, deflate, br") -> HttpResponse:
+    request = RequestFactory().get("/", HTTP_ACCEPT_ENCODING=accept)
+    return GZipMiddleware(lambda r: response)(request)  # type: ignore[return-value]
+
+
+def deflate_stream(member: bytes) -> bytes:
+    """The raw deflate data of a one-member gzip file (after its header and optional name)."""
+    flags = member[3]
+    start = 10
+    if flags & gzip.FNAME:
+        start = member.index(b"\x00", 10) + 1
+    return member[start:-8]
+
+
+def test_the_middleware_replaces_djangos_in_the_same_place() -> None:
+    stack = settings.MIDDLEWARE
+    assert "django.middleware.gzip.GZipMiddleware" not in stack
+    ours = stack.index("mathmachine.web.compression.GZipMiddleware")
+    assert stack.index("whitenoise.middleware.WhiteNoiseMiddleware") < ours
+    assert ours < stack.index("django.contrib.sessions.middleware.SessionMiddleware")
+
+
+def test_a_page_is_gzipped_at_the_chosen_level_and_reads_back_the_same() -> None:
+    response = respond(HttpResponse(PAGE))
+    assert response["Content-Encoding"] == "gzip"
+    assert response["Vary"] == "Accept-Encoding"
+    assert int(response["Content-Length"]) == len(response.content)
+    assert gzip.decompress(response.content) == PAGE
+    expected = zlib.compressobj(COMPRESSLEVEL, zlib.DEFLATED, -zlib.MAX_WBITS)
+    raw = expected.compress(PAGE) + expected.flush()
+    assert deflate_stream(response.content) == raw
+    assert COMPRESSLEVEL < 6  # cheaper than Django's own level
+
+
+def test_the_gzip_header_names_a_random_length_file_against_breach() -> None:
+    lengths = set()
+    for _ in range(40):
+        body = respond(HttpResponse(PAGE)).content
+        assert body[3] & gzip.FNAME
+        name = body[10 : body.index(b"\x00", 10)]
+        assert set(name) <= {ord("a")} and len(name) < GZipMiddleware.max_random_bytes
+        lengths.add(len(name))
+    assert len(lengths) > 1  # 40 equal lengths out of 100 would be a fixed padding
+
+
+def test_no_gzip_for_a_client_that_does_not_accept_it() -> None:
+    response = respond(HttpResponse(PAGE), accept="identity")
+    assert not response.has_header("Content-Encoding")
+    assert response.content == PAGE
+    assert response["Vary"] == "Accept-Encoding"  # a cache must still tell the two apart
+
+
+def test_short_encoded_or_incompressible_responses_are_left_alone() -> None:
+    short = respond(HttpResponse(b"x" * 199))
+    assert short.content == b"x" * 199 and not short.has_header("Content-Encoding")
+    encoded = HttpResponse(PAGE, headers={"Content-Encoding": "br"})
+    assert respond(encoded).content == PAGE
+    noise = os.urandom(4096)
+    random_bytes = respond(HttpResponse(noise))
+    assert random_bytes.content == noise and not random_bytes.has_header("Content-Encoding")
+
+
+def test_a_strong_etag_becomes_weak() -> None:
+    response = respond(HttpResponse(PAGE, headers={"ETag": '"v1"'}))
+    assert response["ETag"] == 'W/"v1"'
+
+
+def test_streaming_responses_are_still_gzipped_by_djangos_code() -> None:
+    response = respond(StreamingHttpResponse(iter([PAGE[:1000], PAGE[1000:]])))
+    assert response["Content-Encoding"] == "gzip"
+    assert gzip.decompress(b"".join(response.streaming_content)) == PAGE
+
+
+def test_compress_string_without_padding_is_plain_gzip() -> None:
+    assert compress_string(PAGE, level=1) == gzip.compress(PAGE, compresslevel=1, mtime=0)
+
+
+@pytest.mark.django_db
+def test_section_1_arrives_gzipped_through_the_whole_stack(client: Client) -> None:
+    response = client.get(SECTION_1, HTTP_ACCEPT_ENCODING="gzip, br")
+    assert response["Content-Encoding"] == "gzip"
+    html = gzip.decompress(response.content).decode()
+    assert "Pause &amp; predict" in html and html.rstrip().endswith("</html>")
