@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import partial
+
 from django.contrib import messages
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
@@ -11,7 +13,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from . import selectors, services
 from .learners import learner_from_request
-from .rendering import check_html, section_html
+from .rendering import check_html, section_html, toc_html
 
 
 def _private(response: HttpResponse) -> HttpResponse:
@@ -33,9 +35,13 @@ def unit_detail(request: HttpRequest, unit_slug: str) -> HttpResponse:
     learner = learner_from_request(request)
     toc = selectors.toc_with_access(user=request.user, unit=unit)
     progress = selectors.unit_progress(learner=learner, unit=unit)
-    return _private(
-        render(request, "learning/unit.html", {"unit": unit, "toc": toc, "progress": progress})
-    )
+    context = {
+        "unit": unit,
+        "toc": toc,
+        "toc_html": partial(toc_html, unit=unit, toc=toc, current=None),
+        "progress": progress,
+    }
+    return _private(render(request, "learning/unit.html", context))
 
 
 @require_GET
@@ -45,9 +51,13 @@ def section_detail(request: HttpRequest, unit_slug: str, number: int) -> HttpRes
     toc = selectors.toc_with_access(user=request.user, unit=unit)
     is_open = {item["section"].number: item["open"] for item in toc}
     if not is_open[section.number]:
-        return _private(
-            render(request, "learning/locked.html", {"unit": unit, "section": section, "toc": toc})
-        )
+        context = {
+            "unit": unit,
+            "section": section,
+            "toc": toc,
+            "toc_html": partial(toc_html, unit=unit, toc=toc, current=section),
+        }
+        return _private(render(request, "learning/locked.html", context))
     learner = learner_from_request(request, create=True)
     services.section_visit_record(learner=learner, unit_slug=unit.slug, section_number=number)
     answers = selectors.answers_for(learner=learner, unit_slug=unit.slug)
@@ -68,6 +78,8 @@ def section_detail(request: HttpRequest, unit_slug: str, number: int) -> HttpRes
     index = unit.sections.index(section)
     previous = unit.sections[index - 1] if index > 0 else None
     following = unit.sections[index + 1] if index + 1 < len(unit.sections) else None
+    # The free preview ends here when the next section is closed to this learner.
+    is_preview_end = following is not None and not is_open[following.number]
     return _private(
         render(
             request,
@@ -77,13 +89,13 @@ def section_detail(request: HttpRequest, unit_slug: str, number: int) -> HttpRes
                 "section": section,
                 "body": body,
                 "toc": toc,
+                "toc_html": partial(toc_html, unit=unit, toc=toc, current=section),
                 "scripts": scripts,
                 "styles": styles,
                 "unit_totals": selectors.unit_totals(unit),
                 "previous": previous,
                 "next": following,
-                # The free preview ends here when the next section is closed to this learner.
-                "is_preview_end": bool(following) and not is_open[following.number],
+                "is_preview_end": is_preview_end,
             },
         )
     )

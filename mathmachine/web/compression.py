@@ -47,7 +47,7 @@ class GZipMiddleware(DjangoGZipMiddleware):
     ) -> HttpResponseBase:
         if response.streaming:
             return super().process_response(request, response)
-        content = response.content  # type: ignore[attr-defined]
+        content = response.content
         if len(content) < 200 or response.has_header("Content-Encoding"):
             return response
         patch_vary_headers(response, ("Accept-Encoding",))
@@ -58,7 +58,7 @@ class GZipMiddleware(DjangoGZipMiddleware):
         )
         if len(compressed) >= len(content):
             return response
-        response.content = compressed  # type: ignore[attr-defined]
+        response.content = compressed
         response.headers["Content-Length"] = str(len(compressed))
         etag = response.get("ETag")
         if etag and etag.startswith('"'):
