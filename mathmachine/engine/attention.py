@@ -18,7 +18,9 @@ Ops convention (``foo`` / ``foo_forward`` / ``foo_backward``): see :mod:`.layers
 from __future__ import annotations
 
 import math
+import weakref
 from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -37,7 +39,7 @@ from .layers import (
     run_checked,
     unbroadcast,
 )
-from .softmax import softmax
+from .softmax import softmax_inplace, softmax_rows_fast
 
 __all__ = [
     "MHA_KEYS",
@@ -48,6 +50,7 @@ __all__ = [
     "attention_score_count",
     "attention_weight_count",
     "causal_mask",
+    "fuse_qkv",
     "head_dim",
     "merge_heads",
     "multi_head_attention",
@@ -161,24 +164,74 @@ def _check_mask(mask: ArrayLike, score_shape: tuple[int, ...]) -> NDArray[np.boo
     return m
 
 
+def _add_scores(s: Array, extra: Array) -> Array:
+    """s + extra, in place when the sum has s's shape (s is always a fresh array of ours)."""
+    if np.broadcast_shapes(s.shape, extra.shape) == s.shape:
+        s += extra
+        return s
+    return s + extra
+
+
+def _mask_bias(mask: NDArray[np.bool_], dtype: np.dtype[np.floating]) -> Array:
+    """0 where the mask allows a look, -inf where not: adding it to the scores masks them.
+
+    s + 0 is s and s + (-inf) is -inf, so this gives the same weights as np.where(mask, s, -inf)
+    (the sign of a zero score can change, which no weight can see), at mask size instead of
+    score size: np.where's loop does not vectorise and costs ~3.5 ns a score.
+    """
+    bias = np.zeros(mask.shape, dtype=dtype)
+    bias[~mask] = -np.inf
+    return bias
+
+
+def _attention_weights(
+    q: Array,
+    k: Array,
+    mask: NDArray[np.bool_] | None,
+    bias: Array | None,
+    out: Array | None = None,
+    *,
+    fast: bool = False,
+) -> Array:
+    """softmax(q k^T / sqrt(d_k) + bias, masked) [..., n_q, n_k], from trusted inputs.
+
+    The scores are computed straight into ``out`` when given (the caller allocated it with the
+    weights' final shape, e.g. a slice of the stacked maps of a whole encoder), scaled, masked
+    and turned into weights in place: one score-sized array, no copies. ``fast=True``
+    (inference) uses :func:`.softmax.softmax_rows_fast`, equal to rounding; otherwise the
+    softmax is bit for bit :func:`.softmax.softmax`'s.
+    """
+    scale = q.dtype.type(1.0 / math.sqrt(q.shape[-1]))
+    kt = np.swapaxes(k, -1, -2)
+    direct = out is not None and out.shape == (
+        *np.broadcast_shapes(q.shape[:-2], k.shape[:-2]),
+        q.shape[-2],
+        k.shape[-2],
+    )
+    s = np.matmul(q, kt, out=out) if direct else q @ kt  # [..., n_q, n_k]
+    s *= scale
+    if bias is not None:
+        s = _add_scores(s, bias)
+    if mask is not None:
+        s = _add_scores(s, _mask_bias(mask, s.dtype))  # masked weights come out exactly 0
+    w = softmax_rows_fast(s) if fast else softmax_inplace(s)
+    if out is not None and w is not out:
+        np.copyto(out, w)
+        w = out
+    return w
+
+
 def _attention_fwd(
     q: Array, k: Array, v: Array, mask: NDArray[np.bool_] | None, bias: Array | None
 ) -> tuple[Array, Cache]:
-    scale = q.dtype.type(1.0 / math.sqrt(q.shape[-1]))
-    s = q @ np.swapaxes(k, -1, -2)  # [..., n_q, n_k]
-    s *= scale
-    if bias is not None:
-        s = s + bias
-    if mask is not None:
-        s = np.where(mask, s, -np.inf)
-    w = softmax(s).astype(s.dtype, copy=False)  # masked weights are exactly 0
+    w = _attention_weights(q, k, mask, bias)
     out = w @ v  # [..., n_q, d_v]
     return out, {
         "q": q,
         "k": k,
         "v": v,
         "weights": w,
-        "scale": scale,
+        "scale": q.dtype.type(1.0 / math.sqrt(q.shape[-1])),
         "bias_shape": None if bias is None else bias.shape,
         "shape": out.shape,
     }
@@ -279,10 +332,99 @@ def merge_heads(x: ArrayLike) -> Array:
     return xa.reshape(*xa.shape[:-2], xa.shape[-2] * xa.shape[-1])
 
 
+#: id(W_qkv) -> (weak reference to W_qkv, weak references to the arrays fuse_qkv made from it:
+#: W_q, W_k, W_v views, then b_qkv, b_q, b_k, b_v when there are biases). An entry leaves with
+#: its W_qkv; the views are only weakly held, so nothing is kept alive by this table.
+_FUSED: dict[int, tuple[weakref.ref[Array], tuple[weakref.ref[Array], ...]]] = {}
+
+
+def _register_fused(W: Array, made: tuple[Array, ...]) -> None:
+    key = id(W)
+
+    def forget(_ref: object) -> None:
+        _FUSED.pop(key, None)
+
+    _FUSED[key] = (weakref.ref(W, forget), tuple(weakref.ref(a) for a in made))
+
+
+def _fused(
+    params: Params, p: Mapping[str, Array | None]
+) -> tuple[Array | None, Array | None] | None:
+    """(W_qkv, b_qkv) if params hold a W_qkv that :func:`fuse_qkv` made and W_q, W_k, W_v
+    (b_q, b_k, b_v) are still the very views it made of it; else None. The check is by object
+    identity (O(1), ~1 us), so a W_q replaced by any other array, even an equal one, makes the
+    layer ignore W_qkv: a stale fused copy is never used."""
+    W = params.get("W_qkv")
+    entry = _FUSED.get(id(W))
+    if entry is None or entry[0]() is not W:
+        return None
+    b = params.get("b_qkv")
+    now: list[Any] = [p["W_q"], p["W_k"], p["W_v"]]
+    if b is not None:
+        now += [b, p["b_q"], p["b_k"], p["b_v"]]
+    elif p["b_q"] is not None or p["b_k"] is not None or p["b_v"] is not None:
+        return None
+    made = entry[1]
+    if len(made) != len(now) or any(ref() is not a for ref, a in zip(made, now, strict=True)):
+        return None
+    return W, now[3] if b is not None else None
+
+
+def fuse_qkv(params: Params) -> dict[str, Any]:
+    """Attention params with W_q, W_k, W_v made column blocks of one array W_qkv, for speed.
+
+    Returns a new dict: ``W_qkv`` [d, 2 d_model + d_v] = [W_q | W_k | W_v] (and ``b_qkv`` =
+    [b_q | b_k | b_v] when all three biases are given), with ``W_q``, ``W_k``, ``W_v`` (``b_q``
+    ...) replaced by views into it; every other key is passed through. Self-attention (x_q is
+    x_kv) then computes Q, K and V with one matrix product instead of three, the same numbers
+    to rounding. The fused arrays are used only while W_q, W_k, W_v (b_q, b_k, b_v) are still
+    the very views made here (checked on each call by identity, in O(1)): editing them in place
+    edits W_qkv too, and replacing one by another array, even an equal one, makes the layer
+    ignore W_qkv, so a stale copy is never used. Backward passes give gradients for W_q, W_k,
+    W_v as usual (none for W_qkv).
+    """
+    if not isinstance(params, Mapping):
+        raise ValueError(f"params must be a dict of arrays, got {type(params).__name__}")
+    for key in ("W_q", "W_k", "W_v"):
+        if key not in params:
+            raise ValueError(f"fuse_qkv: params lack {key!r}")
+    Ws = [float_array(params[key], key, min_ndim=2) for key in ("W_q", "W_k", "W_v")]
+    if any(W.ndim != 2 for W in Ws) or len({W.shape[0] for W in Ws}) != 1:
+        raise ValueError(
+            "fuse_qkv: W_q, W_k, W_v must be matrices with the same number of rows, got "
+            f"{[W.shape for W in Ws]}"
+        )
+    if Ws[0].shape[1] != Ws[1].shape[1]:
+        raise ValueError(f"fuse_qkv: W_q {Ws[0].shape} and W_k {Ws[1].shape} differ in width")
+    out: dict[str, Any] = dict(params)
+    W = np.ascontiguousarray(np.concatenate(Ws, axis=1))
+    dm, dv = Ws[0].shape[1], Ws[2].shape[1]
+    out["W_qkv"] = W
+    out["W_q"], out["W_k"], out["W_v"] = W[:, :dm], W[:, dm : 2 * dm], W[:, 2 * dm :]
+    made: tuple[Array, ...] = (out["W_q"], out["W_k"], out["W_v"])
+    present = [params.get(key) is not None for key in ("b_q", "b_k", "b_v")]
+    if all(present):
+        bs = [float_array(params[key], key, min_ndim=1) for key in ("b_q", "b_k", "b_v")]
+        for key, bias, width in zip(("b_q", "b_k", "b_v"), bs, (dm, dm, dv), strict=True):
+            if bias.shape != (width,):
+                raise ValueError(f"fuse_qkv: {key} must have shape ({width},), got {bias.shape}")
+        b = np.concatenate(bs).astype(W.dtype, copy=False)
+        out["b_qkv"] = b
+        out["b_q"], out["b_k"], out["b_v"] = b[:dm], b[dm : 2 * dm], b[2 * dm :]
+        made += (b, out["b_q"], out["b_k"], out["b_v"])
+    elif any(present):
+        raise ValueError("fuse_qkv: give all of b_q, b_k, b_v or none of them")
+    else:
+        out.pop("b_qkv", None)
+    _register_fused(W, made)
+    return out
+
+
 def mha_params(
     params: Params, d_q: int, d_kv: int, n_heads: int, where: str = "multi_head_attention"
 ) -> dict[str, Array | None]:
-    """Check and fetch W_q, W_k, W_v, W_o (+ optional b_q, b_k, b_v, b_o)."""
+    """Check and fetch W_q, W_k, W_v, W_o (+ optional b_q, b_k, b_v, b_o), and W_qkv, b_qkv
+    (None unless :func:`fuse_qkv` made them and W_q, W_k, W_v still view W_qkv)."""
     for key in ("W_q", "W_k", "W_v", "W_o"):
         if key not in params:
             raise ValueError(f"{where} params lack {key!r}")
@@ -292,7 +434,7 @@ def mha_params(
     head_dim(int(d_model), n_heads)
     if d_vm % n_heads:
         raise ValueError(f"n_heads = {n_heads} does not divide the width of W_v ({d_vm})")
-    return {
+    p = {
         "W_q": param_array(params, "W_q", (d_q, d_model), where),
         "b_q": optional_param(params, "b_q", (d_model,), where),
         "W_k": param_array(params, "W_k", (d_kv, d_model), where),
@@ -302,6 +444,9 @@ def mha_params(
         "W_o": param_array(params, "W_o", (d_vm, d_out), where),
         "b_o": optional_param(params, "b_o", (d_out,), where),
     }
+    fused = _fused(params, p) if "W_qkv" in params else None
+    p["W_qkv"], p["b_qkv"] = (None, None) if fused is None else fused
+    return p
 
 
 def _mha_fwd(
@@ -310,11 +455,32 @@ def _mha_fwd(
     p: Mapping[str, Array | None],
     n_heads: int,
     mask: NDArray[np.bool_] | None,
+    *,
+    for_backward: bool = True,
+    weights_out: Array | None = None,
 ) -> tuple[Array, Cache]:
-    q = split_heads(_linear(xq, p["W_q"], p["b_q"]), n_heads)  # type: ignore[arg-type]
-    k = split_heads(_linear(xkv, p["W_k"], p["b_k"]), n_heads)  # type: ignore[arg-type]
-    v = split_heads(_linear(xkv, p["W_v"], p["b_v"]), n_heads)  # type: ignore[arg-type]
+    """Multi-head attention from checked inputs. ``for_backward=False`` (inference) keeps only
+    ``{"weights", "shape"}``, writes the weights into ``weights_out`` when given (it must have
+    their shape) and the heads' outputs straight into their concatenation (no merge copy)."""
+    W_qkv = p.get("W_qkv")
+    if W_qkv is not None and xq is xkv:  # self-attention with fused weights: one product
+        qkv = _linear(xq, W_qkv, p["b_qkv"])
+        dm = p["W_q"].shape[1]  # type: ignore[union-attr]
+        q_, k_, v_ = qkv[..., :dm], qkv[..., dm : 2 * dm], qkv[..., 2 * dm :]
+    else:
+        q_ = _linear(xq, p["W_q"], p["b_q"])  # type: ignore[arg-type]
+        k_ = _linear(xkv, p["W_k"], p["b_k"])  # type: ignore[arg-type]
+        v_ = _linear(xkv, p["W_v"], p["b_v"])  # type: ignore[arg-type]
+    q, k, v = split_heads(q_, n_heads), split_heads(k_, n_heads), split_heads(v_, n_heads)
     m = None if mask is None else mask[..., None, :, :]  # the same mask for every head
+    if not for_backward:
+        w = _attention_weights(q, k, m, None, weights_out, fast=True)  # [..., h, n_q, n_k]
+        lead = np.broadcast_shapes(w.shape[:-2], v.shape[:-2])  # [..., h]
+        shape = (*lead[:-1], w.shape[-2], lead[-1] * v.shape[-1])
+        merged = np.empty(shape, dtype=np.result_type(w, v))
+        np.matmul(w, v, out=split_heads(merged, n_heads))  # each head into its columns
+        out = _linear(merged, p["W_o"], p["b_o"])  # type: ignore[arg-type]
+        return out, {"weights": w, "shape": out.shape}
     ctx, att = _attention_fwd(q, k, v, m, None)  # [..., h, n_q, d_k]
     merged = merge_heads(ctx)  # [..., n_q, d_v_model]
     out = _linear(merged, p["W_o"], p["b_o"])  # type: ignore[arg-type]

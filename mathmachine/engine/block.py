@@ -251,26 +251,58 @@ def _block_fwd(
     pre_norm: bool,
     eps: float,
     activation: str,
+    *,
+    for_backward: bool = True,
+    weights_out: Array | None = None,
+    out: Array | None = None,
 ) -> tuple[Array, Cache]:
+    """One encoder block from checked inputs.
+
+    ``for_backward=False`` (inference) computes the same formula with the lean kernels (no
+    caches; residual sums, LayerNorms and the activation in place; float32 GELU by its one-exp
+    form) and returns only ``{"weights", "shape"}``; ``weights_out`` [..., heads, n, n] and
+    ``out`` [..., n, d], when given, receive the attention weights and the block's output.
+    """
     ln1, ln2 = p["ln1"], p["ln2"]
     x1: Array
-    out: Array
+    if not for_backward:
+        if pre_norm:
+            h1, _ = _layer_norm_fwd(x, ln1["g"], ln1["b"], eps, for_backward=False)
+            a, c_att = _mha_fwd(
+                h1, h1, p["att"], n_heads, mask, for_backward=False, weights_out=weights_out
+            )
+            a += x  # x1 = x + MHA(LN1(x))
+            h2, _ = _layer_norm_fwd(a, ln2["g"], ln2["b"], eps, for_backward=False)
+            f, _ = _ffn_fwd(h2, p["ffn"], activation, for_backward=False)
+            y = np.add(a, f, out=out)  # x1 + FFN(LN2(x1))
+        else:
+            a, c_att = _mha_fwd(
+                x, x, p["att"], n_heads, mask, for_backward=False, weights_out=weights_out
+            )
+            a += x  # z1 = x + MHA(x)
+            x1, _ = _layer_norm_fwd(a, ln1["g"], ln1["b"], eps, for_backward=False, out=a)
+            f, _ = _ffn_fwd(x1, p["ffn"], activation, for_backward=False)
+            f += x1  # z2 = x1 + FFN(x1)
+            y, _ = _layer_norm_fwd(
+                f, ln2["g"], ln2["b"], eps, for_backward=False, out=f if out is None else out
+            )
+        return y, {"weights": c_att["weights"], "shape": y.shape}
     if pre_norm:
         h1, c_ln1 = _layer_norm_fwd(x, ln1["g"], ln1["b"], eps)
         a, c_att = _mha_fwd(h1, h1, p["att"], n_heads, mask)
         x1 = x + a
         h2, c_ln2 = _layer_norm_fwd(x1, ln2["g"], ln2["b"], eps)
         f, c_ffn = _ffn_fwd(h2, p["ffn"], activation)
-        out = x1 + f
-        stages = {"x": x, "ln1": h1, "attn": a, "resid1": x1, "ln2": h2, "ffn": f, "out": out}
+        y = x1 + f
+        stages = {"x": x, "ln1": h1, "attn": a, "resid1": x1, "ln2": h2, "ffn": f, "out": y}
     else:
         a, c_att = _mha_fwd(x, x, p["att"], n_heads, mask)
         z1 = x + a
         x1, c_ln1 = _layer_norm_fwd(z1, ln1["g"], ln1["b"], eps)
         f, c_ffn = _ffn_fwd(x1, p["ffn"], activation)
         z2 = x1 + f
-        out, c_ln2 = _layer_norm_fwd(z2, ln2["g"], ln2["b"], eps)
-        stages = {"x": x, "attn": a, "resid1": z1, "ln1": x1, "ffn": f, "resid2": z2, "out": out}
+        y, c_ln2 = _layer_norm_fwd(z2, ln2["g"], ln2["b"], eps)
+        stages = {"x": x, "attn": a, "resid1": z1, "ln1": x1, "ffn": f, "resid2": z2, "out": y}
     cache = {
         "pre_norm": pre_norm,
         "ln1": c_ln1,
@@ -279,9 +311,9 @@ def _block_fwd(
         "ffn": c_ffn,
         "weights": c_att["weights"],
         "stages": stages,
-        "shape": out.shape,
+        "shape": y.shape,
     }
-    return out, cache
+    return y, cache
 
 
 def _norm_grads(dg: Array | None, db: Array | None, i: int, into: dict[str, Array]) -> None:
@@ -329,7 +361,7 @@ def transformer_block_forward(
     p = _block_params(params, xa.shape[-1], n_heads, "transformer_block")
     return run_checked(
         "transformer_block",
-        _flat_inputs([p], many=False),
+        lambda: _flat_inputs([p], many=False),
         _block_fwd,
         xa,
         p,
@@ -496,7 +528,7 @@ def decoder_block_forward(
     p = _decoder_params(params, xa.shape[-1], mem.shape[-1], n_heads, "decoder_block")
     return run_checked(
         "decoder_block",
-        _flat_inputs([p], many=False),
+        lambda: _flat_inputs([p], many=False),
         _decoder_fwd,
         xa,
         mem,
@@ -556,6 +588,16 @@ def _check_layers(layers: Sequence[Params], what: str) -> None:
         raise ValueError(f"{what} needs a non-empty list of per-layer params dicts")
 
 
+def _same_dtype(x: Array, ps: Sequence[Mapping[str, Any]]) -> bool:
+    """True if every parameter array has x's dtype (so every intermediate has it too)."""
+    return all(
+        arr is None or arr.dtype == x.dtype
+        for p in ps
+        for group in p.values()
+        for arr in group.values()
+    )
+
+
 def _encoder_stack_fwd(
     x: Array,
     ps: Sequence[Mapping[str, Any]],
@@ -566,18 +608,42 @@ def _encoder_stack_fwd(
     activation: str,
     for_backward: bool,
 ) -> tuple[Array, Cache]:
-    caches, weights, hidden = [], [], [x]
+    lead, (n, d) = x.shape[:-2], x.shape[-2:]
+    if (
+        not for_backward
+        and (mask is None or np.broadcast_shapes(mask.shape[:-2], lead) == lead)
+        and _same_dtype(x, ps)
+    ):
+        # inference: every layer writes its maps and its output straight into the stacks
+        weights = np.empty((len(ps), *lead, n_heads, n, n), dtype=x.dtype)
+        hidden = np.empty((len(ps) + 1, *lead, n, d), dtype=x.dtype)
+        hidden[0] = x
+        for i, p in enumerate(ps):
+            x, _ = _block_fwd(
+                x,
+                p,
+                n_heads,
+                mask,
+                pre_norm,
+                eps,
+                activation,
+                for_backward=False,
+                weights_out=weights[i],
+                out=hidden[i + 1],
+            )
+        return x, {"layers": None, "weights": weights, "hidden": hidden, "shape": x.shape}
+    caches, weights_list, hidden_list = [], [], [x]
     for p in ps:
-        x, c = _block_fwd(x, p, n_heads, mask, pre_norm, eps, activation)
-        weights.append(c["weights"])
-        hidden.append(x)
+        x, c = _block_fwd(x, p, n_heads, mask, pre_norm, eps, activation, for_backward=for_backward)
+        weights_list.append(c["weights"])
+        hidden_list.append(x)
         if for_backward:
             caches.append(c)
         # else each layer's cache dies here: inference keeps only the maps and hidden states
     return x, {
         "layers": caches if for_backward else None,
-        "weights": np.stack(weights),
-        "hidden": np.stack(hidden),
+        "weights": np.stack(weights_list),
+        "hidden": np.stack(hidden_list),
         "shape": x.shape,
     }
 
@@ -605,7 +671,7 @@ def encoder_stack_forward(
     ps = [_block_params(p, d, n_heads, f"encoder_stack layer {i}") for i, p in enumerate(layers)]
     return run_checked(
         "encoder_stack",
-        _flat_inputs(ps, many=True),
+        lambda: _flat_inputs(ps, many=True),
         _encoder_stack_fwd,
         xa,
         ps,
@@ -706,7 +772,7 @@ def decoder_stack_forward(
     ]
     return run_checked(
         "decoder_stack",
-        _flat_inputs(ps, many=True),
+        lambda: _flat_inputs(ps, many=True),
         _decoder_stack_fwd,
         xa,
         mem,

@@ -234,8 +234,11 @@ def test_inference_forward_keeps_no_layer_caches(rng: np.random.Generator) -> No
     x = rng.standard_normal((3, 4))
     full, cache = B.encoder_stack_forward(x, enc, 2)
     lean, lean_cache = B.encoder_stack_forward(x, enc, 2, for_backward=False)
-    assert np.array_equal(full, lean) and np.array_equal(B.encoder_stack(x, enc, 2), full)
-    assert np.array_equal(cache["weights"], lean_cache["weights"])
+    # the inference path's kernels sum in another order: equal to rounding, not bit for bit
+    # (tests/engine/test_inference_paths.py holds every fast kernel to its reference)
+    assert np.allclose(full, lean, rtol=0, atol=1e-12)
+    assert np.array_equal(B.encoder_stack(x, enc, 2), lean)
+    assert np.allclose(cache["weights"], lean_cache["weights"], rtol=0, atol=1e-12)
     assert lean_cache["layers"] is None
     with pytest.raises(ValueError, match="for_backward=False"):
         B.encoder_stack_backward(np.ones_like(lean), lean_cache)

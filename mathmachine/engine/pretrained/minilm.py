@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from ..attention import fuse_qkv
 from ..block import encoder_stack_forward
 from ..layers import layer_norm
 
@@ -171,6 +172,9 @@ class MiniLM:
         for name, arr in self._all_params():
             if not np.isfinite(arr).all():
                 raise ValueError(f"model weight {name} contains NaN or infinity")
+        # W_q, W_k, W_v become column blocks of one W_qkv [384, 1152]: self-attention then
+        # computes Q, K and V with one matrix product (see attention.fuse_qkv)
+        self.layers = [fuse_qkv(p) for p in self.layers]
         tok = Tokenizer.from_file(str(self.folder / "tokenizer.json"))
         tok.no_padding()
         tok.no_truncation()
