@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass
-from datetime import datetime
 from typing import Any, TypeVar
 
 from django.contrib.auth.base_user import AbstractBaseUser
-from django.db import IntegrityError, connections, router, transaction
+from django.db import IntegrityError, transaction
+from django.db.models import F
 from django.utils import timezone
 
 from mathmachine.coursebook.grading import Grade, grade
@@ -78,9 +78,9 @@ def section_visit_record(*, learner: Learner, unit_slug: str, section_number: in
         return
     owner = learner.owner()
     with transaction.atomic():
-        updated = _visit_count(
-            owner=owner, unit_slug=unit_slug, section_number=section_number, now=timezone.now()
-        )
+        updated = SectionVisit.objects.filter(
+            unit_slug=unit_slug, section_number=section_number, **owner
+        ).update(visits=F("visits") + 1, last_visited_at=timezone.now())
         if not updated:
             try:
                 with transaction.atomic():
@@ -89,44 +89,6 @@ def section_visit_record(*, learner: Learner, unit_slug: str, section_number: in
                     )
             except IntegrityError:
                 pass  # a concurrent first visit created it; one visit more or less is harmless
-
-
-def _visit_count(
-    *, owner: dict[str, Any], unit_slug: str, section_number: int, now: datetime
-) -> int:
-    """One visit more on the learner's row of this section; how many rows were updated (0/1).
-
-    The statement ``SectionVisit.objects.filter(unit_slug=..., section_number=..., **owner)
-    .update(visits=F("visits") + 1, last_visited_at=now)`` issues, written out: it runs on every
-    page view, and building it through the ORM took ~0.3 ms, running it ~0.04 ms. Names are
-    quoted and values prepared by the model's fields for the database in use, as the ORM does.
-    """
-    meta = SectionVisit._meta
-    connection = connections[router.db_for_write(SectionVisit)]
-    quote = connection.ops.quote_name
-
-    def column(name: str) -> str:
-        return quote(meta.get_field(name).column)
-
-    def value(name: str, raw: Any) -> Any:
-        return meta.get_field(name).get_db_prep_value(raw, connection, prepared=False)
-
-    if owner["user_id"] is not None:
-        who, absent, owner_value = column("user"), column("anon_token"), owner["user_id"]
-    else:
-        who, absent = column("anon_token"), column("user")
-        owner_value = value("anon_token", owner["anon_token"])
-    visits = column("visits")
-    sql = (
-        f"UPDATE {quote(meta.db_table)} SET {visits} = {visits} + 1, "
-        f"{column('last_visited_at')} = %s "
-        f"WHERE {column('unit_slug')} = %s AND {column('section_number')} = %s "
-        f"AND {who} = %s AND {absent} IS NULL"
-    )
-    params = [value("last_visited_at", now), unit_slug, section_number, owner_value]
-    with connection.cursor() as cursor:
-        cursor.execute(sql, params)
-        return cursor.rowcount
 
 
 @dataclass(frozen=True)

@@ -201,32 +201,6 @@ class TestSectionVisitRecord:
         assert SectionVisit.objects.count() == 3
         assert SectionVisit.objects.filter(anon_token=a.anon_token).count() == 2
 
-    def test_a_visit_counts_only_on_its_own_row(self) -> None:
-        """The counting UPDATE (written out in SQL) picks exactly the learner's row of the
-        section: not another section, unit or learner, nor a user's row for an anonymous one."""
-        user = get_user_model().objects.create_user(
-            "v@example.com", "v@example.com", "pw-v-1234567"
-        )
-        me_user = Learner(user_id=user.pk, anon_token=None)
-        me_anon, other = anon(), anon()
-        with time_machine.travel(T0, tick=False) as clock:
-            for learner in (me_user, me_anon, other):
-                for unit, number in ((UNIT, 1), (UNIT, 2), ("another-unit", 1)):
-                    section_visit_record(learner=learner, unit_slug=unit, section_number=number)
-            clock.shift(60)
-            section_visit_record(learner=me_user, unit_slug=UNIT, section_number=1)
-            section_visit_record(learner=me_anon, unit_slug=UNIT, section_number=2)
-            section_visit_record(learner=me_anon, unit_slug=UNIT, section_number=2)
-        later = datetime(2026, 3, 1, 9, 1, tzinfo=UTC)
-        counts = {
-            (v.user_id, v.anon_token, v.unit_slug, v.section_number): (v.visits, v.last_visited_at)
-            for v in SectionVisit.objects.all()
-        }
-        assert len(counts) == 9
-        assert counts.pop((user.pk, None, UNIT, 1)) == (2, later)
-        assert counts.pop((None, me_anon.anon_token, UNIT, 2)) == (3, later)
-        assert set(counts.values()) == {(1, T0)}
-
     def test_an_unknown_learner_records_nothing(self) -> None:
         section_visit_record(
             learner=Learner(user_id=None, anon_token=None), unit_slug=UNIT, section_number=1
