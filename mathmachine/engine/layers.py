@@ -4,7 +4,9 @@
 - layer_norm:    Ba, Kiros & Hinton (2016), "Layer Normalization", eq. (4):
                  y = g * (x - mean) / sqrt(var + eps) + b over the last axis
 - gelu:          Hendrycks & Gimpel (2016), "Gaussian Error Linear Units", exact form
-                 GELU(x) = x * Phi(x) = x * (1 + erf(x / sqrt 2)) / 2 (not the tanh approximation)
+                 GELU(x) = x * Phi(x) = x * (1 + erf(x / sqrt 2)) / 2 (not the tanh approximation);
+                 float32 inference evaluates the same function as x / (1 + exp(x R(x^2))) with a
+                 fitted polynomial R, to float32 accuracy (see _GELU_R32)
 - relu:          max(x, 0)
 - feed_forward:  Vaswani et al. (2017), "Attention Is All You Need", eq. (2):
                  FFN(x) = act(x W1 + b1) W2 + b2
