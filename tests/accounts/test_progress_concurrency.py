@@ -6,14 +6,13 @@ SQLite serialises writers (BEGIN IMMEDIATE), so these run only when DATABASE_URL
 from __future__ import annotations
 
 import importlib
-import threading
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 
 import pytest
 from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.db import connection
+from support import in_parallel
 
 from mathmachine.coursebook.model import CheckDef, Field
 from mathmachine.learning.learners import Learner
@@ -52,28 +51,6 @@ CHECK = CheckDef(
 )
 
 
-def _in_parallel(*jobs: Callable[[], object]) -> list[BaseException]:
-    """Run each job in its own thread (own DB connection), all released at once."""
-    barrier = threading.Barrier(len(jobs))
-    errors: list[BaseException] = []
-
-    def run(job: Callable[[], object]) -> None:
-        try:
-            barrier.wait(timeout=10)
-            job()
-        except BaseException as exc:  # reported to the test
-            errors.append(exc)
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=run, args=(job,)) for job in jobs]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(timeout=60)
-    return errors
-
-
 @pytest.mark.parametrize("owner", ["user", "anonymous"])
 def test_double_submit_of_one_check_gives_one_row_with_two_attempts(
     _products_back, transactional_db, owner: str
@@ -85,7 +62,7 @@ def test_double_submit_of_one_check_gives_one_row_with_two_attempts(
         learner = Learner(user_id=None, anon_token=uuid.uuid4())
     for _ in range(3):  # a few rounds: the race is on the first answer (the row's creation)
         CheckAnswer.objects.all().delete()
-        errors = _in_parallel(
+        errors = in_parallel(
             lambda: check_answer_submit(learner=learner, unit_slug=UNIT, check=CHECK, raw=["12"]),
             lambda: check_answer_submit(learner=learner, unit_slug=UNIT, check=CHECK, raw=["7"]),
         )
@@ -109,7 +86,7 @@ def test_two_sign_ins_claiming_one_browsers_progress_at_once(
     other = CheckDef(**{**CHECK.__dict__, "id": "s1-sharpen"})
     check_answer_submit(learner=anon, unit_slug=UNIT, check=other, raw=["1"])
 
-    errors = _in_parallel(
+    errors = in_parallel(
         lambda: learner_progress_claim(user=user, anon_token=token),
         lambda: learner_progress_claim(user=user, anon_token=token),
     )
@@ -132,7 +109,7 @@ def test_claim_while_the_user_answers_in_another_tab(_products_back, transaction
         mine = Learner(user_id=user.pk, anon_token=None)
         check_answer_submit(learner=anon, unit_slug=UNIT, check=CHECK, raw=["12"])
 
-        errors = _in_parallel(
+        errors = in_parallel(
             lambda token=token: learner_progress_claim(user=user, anon_token=token),
             lambda mine=mine: check_answer_submit(
                 learner=mine, unit_slug=UNIT, check=CHECK, raw=["5"]

@@ -3,9 +3,7 @@ answers, owners, concurrent first answers) and recording section visits."""
 
 from __future__ import annotations
 
-import threading
 import uuid
-from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
@@ -13,8 +11,8 @@ import pytest
 import time_machine
 from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.db import connection
 from django.db.models import QuerySet
+from support import in_parallel
 
 from mathmachine.coursebook.model import CheckDef
 from mathmachine.learning.learners import Learner
@@ -115,29 +113,6 @@ class TestCheckAnswerSubmit:
         assert CheckAnswer.objects.count() == 0
 
 
-def _in_parallel(*jobs: Callable[[], object]) -> list[BaseException]:
-    """Run each job in its own thread (its own database connection), released together."""
-    barrier = threading.Barrier(len(jobs))
-    errors: list[BaseException] = []
-
-    def run(job: Callable[[], object]) -> None:
-        try:
-            barrier.wait(timeout=10)
-            job()
-        except BaseException as exc:  # reported to the test
-            errors.append(exc)
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=run, args=(job,)) for job in jobs]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(timeout=60)
-    assert not any(t.is_alive() for t in threads), "a submit never finished"
-    return errors
-
-
 @pytest.mark.postgres
 @pytest.mark.skipif(not ON_POSTGRES, reason="SQLite serialises writers; needs PostgreSQL")
 @pytest.mark.django_db(transaction=True)
@@ -147,7 +122,7 @@ class TestConcurrentFirstAnswers:
         for _ in range(3):  # the race is on the row's creation: a few rounds
             CheckAnswer.objects.all().delete()
             answers = [RIGHT, WRONG, WRONG, RIGHT]
-            errors = _in_parallel(*[lambda a=a: submit(learner, check1, a) for a in answers])
+            errors = in_parallel(*[lambda a=a: submit(learner, check1, a) for a in answers])
             assert errors == []
             row = CheckAnswer.objects.get()
             assert row.attempts == 4
@@ -167,7 +142,7 @@ class TestConcurrentFirstAnswers:
             if qs.model is CheckAnswer and qs.query.select_for_update and not raced:
                 raced.append(True)
                 assert found is None
-                errors = _in_parallel(lambda: submit(learner, check1, WRONG))
+                errors = in_parallel(lambda: submit(learner, check1, WRONG))
                 assert errors == []
             return found
 

@@ -1,0 +1,34 @@
+"""Helpers shared by test packages (tests/ is on pytest's pythonpath: `from support import …`)."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+
+from django.db import connection
+
+
+def in_parallel(*jobs: Callable[[], object]) -> list[BaseException]:
+    """Run each job in its own thread (its own database connection), released together.
+
+    Returns the exceptions the jobs raised, for the test to judge.
+    """
+    barrier = threading.Barrier(len(jobs))
+    errors: list[BaseException] = []
+
+    def run(job: Callable[[], object]) -> None:
+        try:
+            barrier.wait(timeout=10)
+            job()
+        except BaseException as exc:  # reported to the test
+            errors.append(exc)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=run, args=(job,)) for job in jobs]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=60)
+    assert not any(t.is_alive() for t in threads), "a job never finished"
+    return errors
