@@ -34,16 +34,10 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO / "tests"))
+from support import CHROMIUM, CHROMIUM_ARGS  # noqa: E402  (shared with the browser tests)
+
 PY = sys.executable
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 SECTION_1 = "/units/attention-and-transformers/1/"
 GOAL_KB = 100
 FONT = "noto-sans-devanagari-subset"

@@ -4,8 +4,21 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
+from pathlib import Path
 
 from django.db import connection
+
+# Debian's Chromium, driven by Playwright through executable_path (browser tests and bench/).
+CHROMIUM = Path("/usr/bin/chromium")
+# Headless on a closed network: no background traffic, no sandbox as root, no first-run chores.
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 
 
 def in_parallel(*jobs: Callable[[], object]) -> list[BaseException]:

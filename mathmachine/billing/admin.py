@@ -215,16 +215,7 @@ class ProviderEventAdmin(ReadOnlyAdmin):
 
 
 @admin.register(DailySales)
-class DailySalesAdmin(admin.ModelAdmin):
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
+class DailySalesAdmin(ReadOnlyAdmin):
     def has_view_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return request.user.has_perm("billing.view_order")
 

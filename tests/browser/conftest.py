@@ -30,19 +30,11 @@ from urllib.parse import urlsplit
 
 import pytest
 from pytest_django.plugin import blocking_manager_key
+from support import CHROMIUM, CHROMIUM_ARGS
 
 playwright_api = pytest.importorskip("playwright.sync_api")
 
 REPO = Path(__file__).resolve().parents[2]
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 AXE_JS = REPO / "node_modules" / "axe-core" / "axe.min.js"
 WCAG_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
 
