@@ -25,3 +25,15 @@ def test_offer_without_a_bundle_on_sale_does_not_mention_it(client):
     html = client.get("/units/attention-and-transformers/").content.decode()
     assert "Unlock this unit for ₹299 — one-time payment" in html
     assert "all seven paid units" not in html
+
+
+def test_refund_promise_follows_the_enforced_window(client, monkeypatch):
+    from datetime import timedelta
+
+    from mathmachine.billing import services
+
+    monkeypatch.setattr(services, "REFUND_WINDOW", timedelta(days=10))
+    for url in ("/units/attention-and-transformers/", "/pricing/"):
+        html = client.get(url).content.decode()
+        assert "full refund within 10 days" in html
+        assert "7 days" not in html
