@@ -3,7 +3,13 @@ from django.http import HttpRequest
 
 
 def site(request: HttpRequest) -> dict[str, object]:
+    from mathmachine.billing.models import PAID_UNITS_PROMISED
     from mathmachine.billing.services import REFUND_WINDOW
 
-    # REFUND_DAYS: the refund promise on every page follows the rule billing enforces.
-    return {"COURSE_NAME": settings.COURSE_NAME, "REFUND_DAYS": REFUND_WINDOW.days}
+    # The promises on every page follow what billing enforces and what the course plans.
+    return {
+        "COURSE_NAME": settings.COURSE_NAME,
+        "COURSE_UNITS": settings.COURSE_UNITS,
+        "PAID_UNITS": PAID_UNITS_PROMISED,
+        "REFUND_DAYS": REFUND_WINDOW.days,
+    }

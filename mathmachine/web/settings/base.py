@@ -186,6 +186,7 @@ CONTENT_SECURITY_POLICY = {
 }
 
 COURSE_NAME = "The Math Behind the Machine"
+COURSE_UNITS = 20  # units the course will have when complete (published ones come from content/)
 
 LOGGING = {
     "version": 1,
