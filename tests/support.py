@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import threading
+import uuid
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from django.db import connection
 
@@ -45,3 +47,24 @@ def in_parallel(*jobs: Callable[[], object]) -> list[BaseException]:
         t.join(timeout=60)
     assert not any(t.is_alive() for t in threads), "a job never finished"
     return errors
+
+
+def paid_order_create(user: Any, product: Any) -> Any:
+    """A paid order with its entitlement, written directly (for tests of reads, not of buying)."""
+    from django.utils import timezone
+
+    from mathmachine.billing.models import Entitlement, Order
+
+    now = timezone.now()
+    order = Order.objects.create(
+        receipt=f"TEST-{uuid.uuid4().hex[:12]}",
+        user=user,
+        product=product,
+        amount_paise=product.price_paise,
+        currency=product.currency,
+        state=Order.State.PAID,
+        provider="testmode",
+        paid_at=now,
+    )
+    Entitlement.objects.create(user=user, product=product, order=order, granted_at=now)
+    return order

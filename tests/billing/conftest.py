@@ -7,7 +7,6 @@ Razorpay computes it, never by asking the code under test to sign for us.
 
 from __future__ import annotations
 
-import itertools
 import re
 import sys
 from collections.abc import Callable, Iterator
@@ -17,10 +16,9 @@ from typing import Any
 import pytest
 import responses
 from django.contrib.auth import get_user_model
-from django.utils import timezone
 
 from mathmachine.billing import services
-from mathmachine.billing.models import Entitlement, Order, Product
+from mathmachine.billing.models import Order, Product
 
 _HERE = str(Path(__file__).resolve().parent)
 if _HERE not in sys.path:
@@ -34,8 +32,7 @@ from billing_support import (  # noqa: E402
     post_webhook,
     rzp_id,
 )
-
-_receipts = itertools.count(1)
+from support import paid_order_create  # noqa: E402
 
 
 @pytest.fixture
@@ -73,19 +70,7 @@ def paid_order(db) -> Callable[..., Order]:
     """A paid order with its entitlement, written directly (for tests of reads, not of buying)."""
 
     def make(user: object, product: Product) -> Order:
-        now = timezone.now()
-        order = Order.objects.create(
-            receipt=f"TEST-{next(_receipts):06d}",
-            user=user,
-            product=product,
-            amount_paise=product.price_paise,
-            currency=product.currency,
-            state=Order.State.PAID,
-            provider="testmode",
-            paid_at=now,
-        )
-        Entitlement.objects.create(user=user, product=product, order=order, granted_at=now)
-        return order
+        return paid_order_create(user, product)
 
     return make
 

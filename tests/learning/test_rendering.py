@@ -16,9 +16,9 @@ from django.middleware.csrf import _unmask_cipher_token
 from django.template.loader import render_to_string
 from django.test import Client, RequestFactory
 from django.urls import set_script_prefix
-from django.utils import timezone
+from support import paid_order_create
 
-from mathmachine.billing.models import Entitlement, Order, Product
+from mathmachine.billing.models import Product
 from mathmachine.coursebook.model import CheckDef, CompiledUnit
 from mathmachine.learning import rendering, selectors
 from mathmachine.learning.models import CheckAnswer
@@ -71,19 +71,7 @@ def all_checks(unit: CompiledUnit) -> list[CheckDef]:
 
 def entitle(user: Any) -> None:
     """A paid order of Unit 18 with its entitlement, written directly (a read test)."""
-    product = Product.objects.get(code="unit-18")
-    now = timezone.now()
-    order = Order.objects.create(
-        receipt=f"REND-{uuid.uuid4().hex[:10]}",
-        user=user,
-        product=product,
-        amount_paise=product.price_paise,
-        currency=product.currency,
-        state=Order.State.PAID,
-        provider="testmode",
-        paid_at=now,
-    )
-    Entitlement.objects.create(user=user, product=product, order=order, granted_at=now)
+    paid_order_create(user, Product.objects.get(code="unit-18"))
 
 
 @pytest.fixture
