@@ -9,24 +9,7 @@
 See :mod:`.minilm` for the model, its files and its limits.
 """
 
-from .minilm import (
-    MAX_CHARS,
-    MAX_TOKENS,
-    MODEL_PACKAGE,
-    MODEL_SHA256,
-    MiniLM,
-    MiniLMRun,
-    load_minilm,
-    model_dir,
-)
+from . import minilm
+from .minilm import *  # noqa: F403  (the public names are minilm's own __all__)
 
-__all__ = [
-    "MAX_CHARS",
-    "MAX_TOKENS",
-    "MODEL_PACKAGE",
-    "MODEL_SHA256",
-    "MiniLM",
-    "MiniLMRun",
-    "load_minilm",
-    "model_dir",
-]
+__all__ = minilm.__all__
