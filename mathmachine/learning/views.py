@@ -118,11 +118,15 @@ def check_answer(request: HttpRequest, unit_slug: str, check_id: str) -> HttpRes
         learner=learner, unit_slug=unit.slug, check=check, raw=raw
     )
     if wants_json:
+        # An unreadable answer stores nothing: show the learner's last stored answer again.
+        record = outcome.record or selectors.answers_for(learner=learner, unit_slug=unit.slug).get(
+            check.id
+        )
         html = check_html(
             request=request,
             unit=unit,
             check=check,
-            answer=outcome.record,
+            answer=record,
             message="" if outcome.grade.ok else outcome.grade.message,
         )
         payload = {

@@ -370,3 +370,16 @@ def test_a_page_request_never_compiles_or_parses_markdown(
     for path in (HOME, UNIT_PAGE, SECTION_1, section_url(2)):
         assert client.get(path).status_code == 200
     assert client.post(check_url(C1), {"answer": ["1 2 3"]}).status_code == 302
+
+
+@pytest.mark.django_db
+def test_an_unreadable_answer_keeps_showing_the_last_stored_answer(client):
+    url = "/units/attention-and-transformers/checks/s1-count/"
+    json_accept = {"HTTP_ACCEPT": "application/json"}
+    client.post(url, {"answer": ["35", "1050"]}, **json_accept)
+    bad = client.post(url, {"answer": ["35", "lots"]}, **json_accept).json()
+    assert bad["ok"] is False
+    # As on the page without JavaScript: the stored answer stays in the boxes, with the message.
+    assert 'value="1050"' in bad["html"]
+    assert "Numbers in the map: Type a number" in bad["html"]
+    assert CheckAnswer.objects.get(check_id="s1-count").last_answer == ["35", "1050"]
