@@ -8,9 +8,9 @@ The output is deterministic (same inputs, same float repr, same key order), so t
 change only when the engine's numbers or the unit's example inputs change. tests/js/*.test.mjs read
 them; tests/golden/test_golden_files.py asserts the committed files equal what this writes now.
 
-The unit's example inputs are read from content/units/18-attention-and-transformers/figures.py by
-path (that file imports only the engine), so the engine still imports neither Django nor the
-coursebook.
+The unit's example inputs are read from content/units/18-attention-and-transformers/figures/ (a
+package, one module per section) by path (it imports only the engine), so the engine still imports
+neither Django nor the coursebook.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from .softmax import softmax
 
 REPO = Path(__file__).resolve().parents[2]
 GOLDEN_DIR = REPO / "tests" / "golden"
-UNIT18_FIGURES = REPO / "content" / "units" / "18-attention-and-transformers" / "figures.py"
+UNIT18_FIGURES = REPO / "content" / "units" / "18-attention-and-transformers" / "figures"
 
 TOLERANCE = 1e-12
 # The "how sure" slider's marks the vectors are taken at (the slider itself runs 0..3 in 0.1 steps).
@@ -51,12 +51,20 @@ SOFTMAX_INPUTS: tuple[tuple[float, ...], ...] = (
 
 
 def load_examples(path: Path = UNIT18_FIGURES) -> dict[str, dict[str, Any]]:
-    """EXAMPLES from a unit's figures.py, loaded by file path (unit folders are not packages)."""
-    spec = importlib.util.spec_from_file_location("_unit_figures_for_golden", path)
+    """EXAMPLES from a unit's figures package, loaded by path (unit folders are not packages)."""
+    name = "_unit_figures_for_golden"
+    spec = importlib.util.spec_from_file_location(
+        name, path / "__init__.py", submodule_search_locations=[str(path)]
+    )
     if spec is None or spec.loader is None:
         raise FileNotFoundError(f"cannot load {path}")
     module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    sys.modules[name] = module  # its section modules import through the package's name
+    try:
+        spec.loader.exec_module(module)
+    finally:
+        for key in [k for k in sys.modules if k == name or k.startswith(name + ".")]:
+            del sys.modules[key]
     examples: dict[str, dict[str, Any]] = module.EXAMPLES
     return examples
 

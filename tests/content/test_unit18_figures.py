@@ -8,14 +8,16 @@ tanh sums), not by calling the engine, so a wrong engine or a wrong formatter fa
 from __future__ import annotations
 
 import html as html_lib
-import importlib.util
 import math
 import re
+import shutil
 import tomllib
 from pathlib import Path
-from types import ModuleType
 
 import pytest
+
+from mathmachine.coursebook import CompileErrors, compile_unit
+from mathmachine.coursebook.passes.load import load_figures
 
 UNIT_DIR = (
     Path(__file__).resolve().parents[2] / "content" / "units" / "18-attention-and-transformers"
@@ -27,20 +29,12 @@ E_HALF = math.exp(0.5)
 E_TWO = math.exp(2.0)
 
 
-def _load_figures_module() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("unit18_figures", UNIT_DIR / "figures.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-FIGS_MODULE = _load_figures_module()
+FIGURES = load_figures(UNIT_DIR, 18)  # the figures/ package, loaded as the compiler loads it
 
 
 @pytest.fixture(scope="module")
 def figs() -> dict[str, str]:
-    return FIGS_MODULE.figures()  # type: ignore[no-any-return]
+    return FIGURES.values
 
 
 def d3(x: float) -> str:
@@ -155,13 +149,13 @@ def test_printed_negatives_use_a_real_minus_and_nothing_is_blank(figs: dict[str,
 
 
 def test_examples_the_widget_reads_are_the_specs_inputs() -> None:
-    lb = FIGS_MODULE.EXAMPLES["lookback"]
+    lb = FIGURES.examples["lookback"]
     assert lb["english"] == ["I", "drink", "tea"]
     assert [w["word"] for w in lb["hindi"]] == ["मैं", "चाय", "पीता", "हूँ"]
     assert lb["notes"] == [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]]
     assert lb["states"] == [[2.0, 0.5, 0.0], [0.0, 0.5, 2.0], [0.5, 2.0, 0.0], [1.0, 1.0, 0.0]]
     assert (lb["sure_min"], lb["sure_max"], lb["sure_default"]) == (0, 3, 1)
-    ad = FIGS_MODULE.EXAMPLES["additive"]
+    ad = FIGURES.examples["additive"]
     assert ad["q"] == [0.5, -0.5] and ad["v"] == [1.0, 1.0]
     assert ad["W1"] == ad["W2"] == [[1.0, 0.0], [0.0, 1.0]]
     assert ad["notes"] == [[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]
@@ -196,12 +190,7 @@ def test_every_figure_the_markdown_names_exists(figs: dict[str, str]) -> None:
 
 
 def _compiled_section_1():  # type: ignore[no-untyped-def]
-    try:
-        from mathmachine.coursebook import compile_unit  # type: ignore[attr-defined]
-    except ImportError as exc:
-        pytest.skip(f"mathmachine.coursebook.compile_unit is not written yet ({exc})")
-    unit = compile_unit(UNIT_DIR)
-    return unit.sections[0]
+    return compile_unit(UNIT_DIR).sections[0]
 
 
 def _visible(page: str) -> str:
@@ -260,3 +249,43 @@ def test_compiled_section_1_has_its_published_blocks() -> None:
     assert [w.id for w in sec.widgets] == ["w1"]
     assert '<span lang="hi">चाय</span>' in sec.html
     assert "<math" in sec.html
+
+
+# ---------------------------------------------------------------- the figures package
+
+
+def _copy_unit(tmp_path: Path) -> Path:
+    unit = tmp_path / UNIT_DIR.name
+    shutil.copytree(UNIT_DIR, unit, ignore=shutil.ignore_patterns("__pycache__"))
+    return unit
+
+
+def test_each_section_module_is_found_by_its_file_name(tmp_path: Path) -> None:
+    unit = _copy_unit(tmp_path)
+    (unit / "figures" / "s02_soft_lookup.py").write_text(
+        'EXAMPLES = {"pairs": {"n": 2}}\n\n\ndef figures() -> dict[str, str]:\n'
+        '    return {"pair_share": "0.5"}\n',
+        encoding="utf-8",
+    )
+    loaded = load_figures(unit, 18)
+    assert loaded.values["pair_share"] == "0.5" and loaded.values["w_tea"] == "0.736"
+    assert loaded.examples["pairs"] == {"n": 2} and "lookback" in loaded.examples
+
+
+def test_a_name_two_sections_define_is_an_error(tmp_path: Path) -> None:
+    unit = _copy_unit(tmp_path)
+    (unit / "figures" / "s02_soft_lookup.py").write_text(
+        'def figures() -> dict[str, str]:\n    return {"w_tea": "0.5"}\n', encoding="utf-8"
+    )
+    with pytest.raises(CompileErrors) as info:
+        load_figures(unit, 18)
+    message = info.value.format()
+    assert "figure 'w_tea' is defined by both s01_look_back and s02_soft_lookup" in message
+
+
+def test_figures_py_beside_the_package_is_an_error(tmp_path: Path) -> None:
+    unit = _copy_unit(tmp_path)
+    (unit / "figures.py").write_text("def figures():\n    return {}\n", encoding="utf-8")
+    with pytest.raises(CompileErrors) as info:
+        load_figures(unit, 18)
+    assert "figures.py and figures/ both exist" in info.value.format()

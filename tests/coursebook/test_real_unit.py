@@ -20,7 +20,8 @@ CONTENT = REPO / "content" / "units"
 UNIT = CONTENT / "18-attention-and-transformers"
 REQUIRED = (
     UNIT / "unit.toml",
-    UNIT / "figures.py",
+    UNIT / "figures" / "__init__.py",
+    UNIT / "figures" / "s01_look_back.py",
     UNIT / "01-look-back.md",
     REPO / "mathmachine" / "coursebook" / "widgets" / "translate.py",
 )

@@ -74,12 +74,12 @@ The one-sentence summary holds {SENTINEL} too.
 :::
 """
 
-FIGURES_APPEND = f"""
+# A section figures module (figures/sNN_*.py is picked up by the package): the example behind
+# §2's widget carries the sentinel in its JSON state.
+FIGURES_MODULE = f"""from .s01_look_back import EXAMPLES as LOOK_BACK
 
-# Added by tests/gate: the example behind §2's widget carries the sentinel in its JSON state.
-EXAMPLES[{SENTINEL!r}] = {{
-    **EXAMPLES["lookback"],
-    "english": ["I", "drink", {SENTINEL!r}],
+EXAMPLES = {{
+    {SENTINEL!r}: {{**LOOK_BACK["lookback"], "english": ["I", "drink", {SENTINEL!r}]}},
 }}
 """
 
@@ -98,8 +98,7 @@ def build_sentinel_content(root: Path) -> Path:
     (unit / "02-soft-lookup.md").write_text(SECTION_2, encoding="utf-8")
     toml = unit / "unit.toml"
     toml.write_text(_with_section_2_file(toml.read_text(encoding="utf-8")), encoding="utf-8")
-    figures = unit / "figures.py"
-    figures.write_text(figures.read_text(encoding="utf-8") + FIGURES_APPEND, encoding="utf-8")
+    (unit / "figures" / f"s02_{SENTINEL}.py").write_text(FIGURES_MODULE, encoding="utf-8")
     compiled = coursebook.compile_unit(unit)  # fails loudly if the fixture is not valid
     section = compiled.section(2)
     assert section.written and SENTINEL in section.html

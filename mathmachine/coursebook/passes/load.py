@@ -1,5 +1,6 @@
-"""Stage 1: read a unit folder: unit.toml (tomllib), figures.py (imported from its path) and
-the list of section files."""
+"""Stage 1: read a unit folder: unit.toml (tomllib), its figures (``figures.py``, or a
+``figures/`` package with one module per section, imported from its path) and the list of
+section files."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from ..errors import CompileError, CompileErrors, FiguresError, SectionFileError
 
 UNIT_FILE = "unit.toml"
 FIGURES_FILE = "figures.py"
+FIGURES_PACKAGE = "figures"  # figures/__init__.py, with figures/sNN_<slug>.py per section
 SLUG = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 FIGURE_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]*$")
 
@@ -281,57 +283,78 @@ def read_unit_header(folder: Path) -> tuple[int, str, str, str]:
         raise CompileErrors([UnitFileError(path, 1, f"unit.toml lacks {exc}")]) from None
 
 
-def _error_line(exc: BaseException, path: Path) -> int:
-    target = path.resolve()
-    frames = [
-        f for f in traceback.extract_tb(exc.__traceback__) if Path(f.filename).resolve() == target
-    ]
+def _error_line(exc: BaseException, root: Path) -> tuple[Path, int]:
+    """The file under ``root`` (figures.py, or any file of the figures/ package) and the line
+    where ``exc`` was raised, innermost frame first."""
+    target = root.resolve()
+
+    def inside(filename: str) -> bool:
+        p = Path(filename).resolve()
+        return p == target or target in p.parents
+
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if inside(f.filename)]
     if frames and frames[-1].lineno:
-        return frames[-1].lineno
-    if isinstance(exc, SyntaxError) and exc.lineno:
-        return exc.lineno
-    return 1
+        return Path(frames[-1].filename), frames[-1].lineno
+    if isinstance(exc, SyntaxError) and exc.lineno and exc.filename and inside(exc.filename):
+        return Path(exc.filename), exc.lineno
+    return (root / "__init__.py" if root.is_dir() else root), 1
+
+
+def figures_source(folder: Path) -> Path | None:
+    """The unit's figures: folder/figures.py or folder/figures/ (a package), or None."""
+    package = folder / FIGURES_PACKAGE
+    if (package / "__init__.py").is_file():
+        return package
+    single = folder / FIGURES_FILE
+    return single if single.is_file() else None
 
 
 def load_figures(folder: Path, unit_number: int) -> Figures:
-    """Import figures.py from its path and call figures(). A unit without figures.py has none.
+    """Import the unit's figures from their path and call figures(). A unit without figures has
+    none. ``figures.py`` or a ``figures/`` package (both at once is an error).
 
-    Raises CompileErrors (FiguresError) with the line that failed.
+    Raises CompileErrors (FiguresError) with the file and line that failed.
     """
-    path = folder / FIGURES_FILE
-    if not path.is_file():
-        return Figures({}, {}, path)
+    source = figures_source(folder)
+    if source is None:
+        return Figures({}, {}, folder / FIGURES_FILE)
+    if source.is_dir() and (folder / FIGURES_FILE).is_file():
+        raise CompileErrors(
+            [FiguresError(folder / FIGURES_FILE, 1, "figures.py and figures/ both exist: keep one")]
+        )
+    path = source / "__init__.py" if source.is_dir() else source
     name = f"mathmachine_unit{unit_number:02d}_figures"
-    spec = importlib.util.spec_from_file_location(name, path)
+    spec = importlib.util.spec_from_file_location(
+        name, path, submodule_search_locations=[str(source)] if source.is_dir() else None
+    )
     if spec is None or spec.loader is None:
-        raise CompileErrors([FiguresError(path, 1, "cannot import figures.py")])
+        raise CompileErrors([FiguresError(path, 1, f"cannot import {path.name}")])
     module = importlib.util.module_from_spec(spec)
-    previous = sys.modules.get(name)
+    previous = {k: v for k, v in sys.modules.items() if k == name or k.startswith(name + ".")}
     sys.modules[name] = module  # dataclasses and typing look a module up while it runs
     try:
         spec.loader.exec_module(module)
         func = getattr(module, "figures", None)
         if not callable(func):
-            raise CompileErrors([FiguresError(path, 1, "figures.py defines no figures() function")])
+            raise CompileErrors([FiguresError(path, 1, "the figures define no figures() function")])
         try:
             values = func()
         except Exception as exc:
-            line = _error_line(exc, path)
+            where, line = _error_line(exc, source)
             raise CompileErrors(
-                [FiguresError(path, line, f"figures() raised {type(exc).__name__}: {exc}")]
+                [FiguresError(where, line, f"figures() raised {type(exc).__name__}: {exc}")]
             ) from exc
     except CompileErrors:
         raise
     except Exception as exc:
-        line = _error_line(exc, path)
+        where, line = _error_line(exc, source)
         raise CompileErrors(
-            [FiguresError(path, line, f"figures.py raised {type(exc).__name__}: {exc}")]
+            [FiguresError(where, line, f"{where.name} raised {type(exc).__name__}: {exc}")]
         ) from exc
     finally:
-        if previous is None:
-            sys.modules.pop(name, None)
-        else:
-            sys.modules[name] = previous
+        for key in [k for k in sys.modules if k == name or k.startswith(name + ".")]:
+            del sys.modules[key]
+        sys.modules.update(previous)
 
     def_line = inspect.getsourcelines(func)[1] if inspect.isfunction(func) else 1
     errors: list[CompileError] = []

@@ -1,12 +1,10 @@
-"""Unit 18's worked examples and every figure its prose prints, computed by the engine.
+"""§1, the look back: the worked examples and every figure the section prints.
 
-EXAMPLES holds the inputs (shared with the widgets); figures() formats the engine's outputs
+EXAMPLES holds the inputs (shared with the widget); figures() formats the engine's outputs
 exactly as the text prints them. The compiler substitutes {{ name }} in the Markdown.
 """
 
 from __future__ import annotations
-
-from collections.abc import Callable, Iterable
 
 import numpy as np
 
@@ -18,6 +16,8 @@ from mathmachine.engine import (
     look_back,
     softmax,
 )
+
+from .printing import dec, plain, vec
 
 EXAMPLES: dict[str, dict] = {
     # §1: "I drink tea" -> "मैं चाय पीता हूँ". Each note points at its own English word; the decoder
@@ -53,29 +53,6 @@ EXAMPLES["sharpen"] = {"word": 1, "factor": 2.0}
 EXAMPLES["count"] = {"english_words": 30, "hindi_words": 35}
 
 
-MINUS = "\u2212"  # the printed minus sign
-
-
-def _dec(x: float, places: int = 3) -> str:
-    """A computed number as printed: fixed places, a real minus sign, never "−0.000"."""
-    text = f"{float(x):.{places}f}"
-    if float(text) == 0.0:
-        text = text.lstrip("-")
-    return text.replace("-", MINUS)
-
-
-def _plain(x: float) -> str:
-    """An input number as printed: 2 not 2.0, 0.5 as is, a real minus sign."""
-    xf = float(x)
-    text = str(int(xf)) if xf.is_integer() else repr(xf)
-    return text.replace("-", MINUS)
-
-
-def _vec(xs: Iterable[float], fmt: Callable[[float], str] = _dec) -> str:
-    """A vector as printed: "(0.100, 0.164, 0.736)"."""
-    return "(" + ", ".join(fmt(x) for x in xs) + ")"
-
-
 def figures() -> dict[str, str]:
     """Every number §1 prints, formatted exactly as printed, computed by mathmachine.engine."""
     f: dict[str, str] = {}
@@ -87,51 +64,51 @@ def figures() -> dict[str, str]:
     tea = 1  # row of चाय in states
     q = states[tea]
     lb = look_back(q, notes)
-    f["note_I"], f["note_drink"], f["note_tea"] = (_vec(h, _plain) for h in notes)
-    f["q_tea"] = _vec(q, _plain)
-    f["scores_tea"] = _vec(lb.scores, _plain)
-    f["score_I"], f["score_drink"], f["score_tea"] = (_plain(s) for s in lb.scores)
+    f["note_I"], f["note_drink"], f["note_tea"] = (vec(h, plain) for h in notes)
+    f["q_tea"] = vec(q, plain)
+    f["scores_tea"] = vec(lb.scores, plain)
+    f["score_I"], f["score_drink"], f["score_tea"] = (plain(s) for s in lb.scores)
     exps = np.exp(lb.scores)  # [3] the numerators of softmax
-    f["exp_I"], f["exp_drink"], f["exp_tea"] = (_dec(e) if e != 1 else "1" for e in exps)
-    f["denominator"] = _dec(exps.sum())
-    f["weights_tea"] = _vec(lb.weights)
-    f["w_I"], f["w_drink"], f["w_tea"] = (_dec(w) for w in lb.weights)
-    f["context_tea"] = _vec(lb.context)
+    f["exp_I"], f["exp_drink"], f["exp_tea"] = (dec(e) if e != 1 else "1" for e in exps)
+    f["denominator"] = dec(exps.sum())
+    f["weights_tea"] = vec(lb.weights)
+    f["w_I"], f["w_drink"], f["w_tea"] = (dec(w) for w in lb.weights)
+    f["context_tea"] = vec(lb.context)
 
     # --- The alignment map [4 Hindi words, 3 English words]; rows are named by transliteration.
     amap = alignment_map(states, notes)
     for word, state, row in zip(lb_in["hindi"], states, amap, strict=True):
         name = word["translit"]
-        f[f"state_{name}"] = _vec(state, _plain)
-        f[f"row_{name}"] = _vec(row)
+        f[f"state_{name}"] = vec(state, plain)
+        f[f"row_{name}"] = vec(row)
         for eng, w in zip(lb_in["english"], row, strict=True):
-            f[f"row_{name}_{eng}"] = _dec(w)
+            f[f"row_{name}_{eng}"] = dec(w)
 
     # --- The widget's "how sure" slider on चाय: at 2 (the check's factor) and at 0.
     sharp = EXAMPLES["sharpen"]
     factor = float(sharp["factor"])
-    f["sure"] = _plain(factor)
+    f["sure"] = plain(factor)
     sharp_lb = look_back(factor * states[sharp["word"]], notes)
-    f["sure_tea"] = _dec(sharp_lb.weights[2])
+    f["sure_tea"] = dec(sharp_lb.weights[2])
     flat = look_back(0.0 * q, notes).weights
     n = flat.size
     if not np.allclose(flat, 1.0 / n):
         raise AssertionError(f"a state of zeros should give 1/{n} to every note, got {flat}")
     f["sure_zero_share"] = f"1/{n}"
-    f["sure_min"] = _plain(lb_in["sure_min"])
-    f["sure_max"] = _plain(lb_in["sure_max"])
+    f["sure_min"] = plain(lb_in["sure_min"])
+    f["sure_max"] = plain(lb_in["sure_max"])
 
     # --- Check 1 (s1-sharpen): the doubled state sharpens the weights.
-    f["q_double"] = _vec(factor * states[sharp["word"]], _plain)
-    f["scores_double"] = _vec(sharp_lb.scores, _plain)
+    f["q_double"] = vec(factor * states[sharp["word"]], plain)
+    f["scores_double"] = vec(sharp_lb.scores, plain)
     exps2 = np.exp(sharp_lb.scores)  # [3] = exps ** 2
-    f["exp2_I"], f["exp2_drink"], f["exp2_tea"] = (_dec(e) if e != 1 else "1" for e in exps2)
-    f["denominator_double"] = _dec(exps2.sum())
-    f["check1_answer"] = _vec(sharp_lb.weights)
-    f["check1_tea"] = _dec(sharp_lb.weights[2])
+    f["exp2_I"], f["exp2_drink"], f["exp2_tea"] = (dec(e) if e != 1 else "1" for e in exps2)
+    f["denominator_double"] = dec(exps2.sum())
+    f["check1_answer"] = vec(sharp_lb.weights)
+    f["check1_tea"] = dec(sharp_lb.weights[2])
     # The mistake "the weights double", made on the printed weights (0.100 -> 0.200, ...).
-    f["check1_doubled_weights"] = _vec(factor * np.round(lb.weights, 3))
-    f["check1_unchanged"] = _vec(lb.weights)  # the mistake "nothing changes"
+    f["check1_doubled_weights"] = vec(factor * np.round(lb.weights, 3))
+    f["check1_unchanged"] = vec(lb.weights)  # the mistake "nothing changes"
 
     # --- Check 2 (s1-count): one context vector per word written; the map is n_out x n_in.
     cnt = EXAMPLES["count"]
@@ -158,15 +135,15 @@ def figures() -> dict[str, str]:
     hidden = np.tanh(inner)  # [3, 2]
     if not np.allclose(hidden @ v, scores):
         raise AssertionError("the by-hand tanh rows do not add up to the engine's additive scores")
-    f["add_v"] = _vec(v, _plain)
-    f["add_q"] = _vec(qa, _plain)
+    f["add_v"] = vec(v, plain)
+    f["add_q"] = vec(qa, plain)
     for j, (h, s_in, s_tanh) in enumerate(zip(hs, inner, hidden, strict=True), start=1):
-        f[f"add_note_{j}"] = _vec(h, _plain)
-        f[f"add_sum_{j}"] = _vec(s_in, _plain)
-        f[f"add_tanh_{j}"] = _vec(s_tanh)
-    f["add_scores"] = _vec(scores)
-    f["add_weights"] = _vec(softmax(scores))
-    f["add_top"] = _dec(softmax(scores).max())
+        f[f"add_note_{j}"] = vec(h, plain)
+        f[f"add_sum_{j}"] = vec(s_in, plain)
+        f[f"add_tanh_{j}"] = vec(s_tanh)
+    f["add_scores"] = vec(scores)
+    f["add_weights"] = vec(softmax(scores))
+    f["add_top"] = dec(softmax(scores).max())
 
     # --- The proof's closing figure: the note of "tea" gets its blame at its own share. With
     # q = (0, 0.5, 2) the first column of (h_j - c) q^T is zero, so entry [0, 0] of the engine's
@@ -174,5 +151,5 @@ def figures() -> dict[str, str]:
     if q[0] != 0:
         raise AssertionError("the closing figure reads entry [0, 0]; it needs q[0] == 0")
     grad = context_gradient(q, notes, 2)  # [3, 3]
-    f["blame_tea"] = _dec(grad[0, 0])
+    f["blame_tea"] = dec(grad[0, 0])
     return f

@@ -1,0 +1,54 @@
+"""Unit 18's worked examples and every figure its prose prints, computed by the engine.
+
+One module per section, named ``sNN_<slug>.py`` (``s01_look_back.py``, ``s15_practice.py``), each
+defining ``EXAMPLES`` (the inputs its widgets and prose use) and ``figures()`` (every number the
+section prints, formatted exactly as printed). This package gathers them: ``EXAMPLES`` and
+``figures()`` below are what the compiler reads. A name defined by two sections is an error.
+``printing.py`` holds the shared formatters (``dec``, ``plain``, ``vec``).
+
+The section modules are found by their file names, so adding a section's figures is adding its
+file; nothing here needs editing.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+import re
+from types import ModuleType
+from typing import Any
+
+SECTION_MODULE = re.compile(r"^s(\d\d)_[a-z0-9_]+$")
+
+
+def _sections() -> list[ModuleType]:
+    names = sorted(m.name for m in pkgutil.iter_modules(__path__) if SECTION_MODULE.match(m.name))
+    return [importlib.import_module(f"{__name__}.{name}") for name in names]
+
+
+SECTIONS: tuple[ModuleType, ...] = tuple(_sections())
+
+
+def _merge(parts: list[tuple[str, dict[str, Any]]], what: str) -> dict[str, Any]:
+    merged: dict[str, Any] = {}
+    owner: dict[str, str] = {}
+    for module, part in parts:
+        for key, value in part.items():
+            if key in merged:
+                raise ValueError(f"{what} {key!r} is defined by both {owner[key]} and {module}")
+            merged[key] = value
+            owner[key] = module
+    return merged
+
+
+EXAMPLES: dict[str, Any] = _merge(
+    [(m.__name__.rsplit(".", 1)[-1], getattr(m, "EXAMPLES", {})) for m in SECTIONS], "example"
+)
+
+
+def figures() -> dict[str, str]:
+    """Every figure of every section, by name."""
+    return _merge(
+        [(m.__name__.rsplit(".", 1)[-1], m.figures()) for m in SECTIONS if hasattr(m, "figures")],
+        "figure",
+    )
