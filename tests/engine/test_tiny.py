@@ -9,10 +9,19 @@ import numpy as np
 import pytest
 
 from mathmachine.engine import linear, sinusoidal_positions, tiny
+from mathmachine.engine.tiny.__main__ import main as tiny_cli
 from mathmachine.engine.tiny.corpus import Pair, split
+from mathmachine.engine.tiny.reproduce import (
+    GRAD_NORM_ATOL,
+    LOSS_ATOL,
+    MAP_ATOL,
+    WEIGHTS_ATOL,
+    compare_with_committed,
+)
 from mathmachine.engine.tiny.training import (
     HISTORY_PATH,
     WEIGHTS_PATH,
+    TrainResult,
     TrainSettings,
     exact_match,
     history_bytes,
@@ -232,10 +241,52 @@ def test_two_short_runs_are_identical_and_another_seed_differs() -> None:
     assert l3 != l1 and w3 != w1
 
 
+def _committed_as_a_run() -> TrainResult:
+    """The committed files read back as if a run had just produced them (no training)."""
+    params, cfg = read_weights()
+    hist = json.loads(HISTORY_PATH.read_text(encoding="utf-8"))
+    return TrainResult(
+        params, cfg, TrainSettings(), hist["loss"], hist["grad_norm"], hist["checkpoints"]
+    )
+
+
+def test_the_committed_files_compared_with_themselves_are_bit_for_bit() -> None:
+    report = compare_with_committed(_committed_as_a_run())
+    assert report.ok and report.bit_for_bit, report.lines()
+    assert (report.weights_max_diff, report.loss_max_diff, report.n_pairs) == (0.0, 0.0, 408)
+
+
+def test_the_comparison_fails_outside_its_tolerances() -> None:
+    r = _committed_as_a_run()
+    r.params["out"]["b"][3] += 3 * WEIGHTS_ATOL
+    r.loss = [*r.loss[:-1], r.loss[-1] + 3 * LOSS_ATOL]
+    report = compare_with_committed(r)
+    assert not report.ok and not report.weights_identical
+    assert report.translation_mismatches == []  # a tiny nudge changes no translation
+    assert [p.split(" differs")[0] for p in report.problems] == ["a weight", "the loss curve"]
+    # a real change of the model: other translations, each named
+    r = _committed_as_a_run()
+    r.params["dec"]["0"]["cross_W_v"] *= 0.0
+    report = compare_with_committed(r)
+    assert not report.ok and len(report.translation_mismatches) > 10
+    assert any("fresh run writes" in p for p in report.problems)
+
+
+def test_check_compares_only_the_committed_run() -> None:
+    with pytest.raises(SystemExit):
+        tiny_cli(["--check", "--steps", "3"])
+
+
 @pytest.mark.slow  # a full 600-step run: ~3 s alone, over 10 s on a busy 2-core machine
-def test_committed_files_equal_a_fresh_full_run() -> None:
-    """Bit for bit on this machine (numpy + its OpenBLAS); a different CPU/BLAS may round
-    differently, in which case `python -m mathmachine.engine.tiny` rewrites the files."""
-    r = train(TrainSettings())
-    assert weights_bytes(r.params, r.config) == WEIGHTS_PATH.read_bytes()
-    assert history_bytes(r) == HISTORY_PATH.read_bytes()
+def test_a_fresh_full_run_reproduces_the_committed_files() -> None:
+    """What holds on any CPU: weights and loss curve within the stated tolerances, exactly the
+    same translations of all 408 pairs. Bytes are identical only where the committed run was
+    made (same CPU and BLAS); that is reported, not asserted (docs/tiny-translator.md)."""
+    report = compare_with_committed(train(TrainSettings()))
+    assert report.translation_mismatches == []
+    assert report.checkpoint_mismatches == []
+    assert report.weights_max_diff <= WEIGHTS_ATOL
+    assert report.loss_max_diff <= LOSS_ATOL
+    assert report.grad_norm_max_diff <= GRAD_NORM_ATOL
+    assert report.map_max_diff <= MAP_ATOL
+    assert report.ok, report.lines()
