@@ -10,8 +10,8 @@ load_unit(slug) returns a CompiledUnit without parsing Markdown whenever it can:
 3. otherwise it compiles (compile_unit) and stores both.
 
 Locations: content root = `root` argument, else $MATHMACHINE_CONTENT_DIR, else the repo's
-content/units; cache = `cache_dir` argument, else $MATHMACHINE_CACHE_DIR, else the repo's
-var/coursebook.
+content/units; cache = `cache_dir` argument, else $MATHMACHINE_CACHE_DIR, else
+$MATHMACHINE_VAR_DIR/coursebook, else the repo's var/coursebook (the Django settings create it).
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ from .passes.load import UNIT_FILE, read_unit_header
 PACKAGE_DIR = Path(__file__).resolve().parent
 REPO_ROOT = PACKAGE_DIR.parents[1]
 DEFAULT_CONTENT_ROOT = REPO_ROOT / "content" / "units"
-DEFAULT_CACHE_DIR = REPO_ROOT / "var" / "coursebook"
+DEFAULT_CACHE_DIR = Path(os.environ.get("MATHMACHINE_VAR_DIR") or REPO_ROOT / "var") / "coursebook"
 CODE_PACKAGES = (PACKAGE_DIR, PACKAGE_DIR.parent / "engine")
 LIBRARIES = ("markdown-it-py", "mdit-py-plugins", "latex2mathml", "numpy")
 log = logging.getLogger(__name__)

@@ -7,10 +7,13 @@ from pathlib import Path
 
 import dj_database_url
 from csp.constants import NONCE, NONE, SELF
+from django.core.exceptions import ImproperlyConfigured
 
 PACKAGE_DIR = Path(__file__).resolve().parents[2]  # .../mathmachine
 BASE_DIR = PACKAGE_DIR.parent  # the repository
-VAR_DIR = Path(os.environ.get("MATHMACHINE_VAR_DIR", BASE_DIR / "var"))
+# What the running site writes (ignored by git): the SQLite database, the compiled-unit cache
+# (var/coursebook, see mathmachine/coursebook/cache.py) and the collected static files.
+VAR_DIR = Path(os.environ.get("MATHMACHINE_VAR_DIR") or BASE_DIR / "var")
 CONTENT_DIR = BASE_DIR / "content" / "units"
 
 SECRET_KEY = os.environ.get("DJANGO_SECRET_KEY", "")
@@ -92,6 +95,20 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
+
+def make_folders(*folders: Path) -> None:
+    """Create the folders the site writes to, so a fresh clone's first `manage.py migrate` (or
+    `make run`) works without any mkdir by hand; a folder that cannot be made is named."""
+    for folder in folders:
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise ImproperlyConfigured(
+                f"cannot create {folder} ({exc.strerror}): set MATHMACHINE_VAR_DIR to a "
+                "writable folder"
+            ) from exc
+
+
 # Cache: allauth's rate limits (failed sign-ins) count in it. LocMemCache is per process: right
 # for one process (make run, tests). With several processes or hosts set REDIS_URL
 # (e.g. redis://127.0.0.1:6379/0) so every process sees the same counts (docs/accounts.md).
@@ -155,6 +172,17 @@ USE_TZ = True
 
 STATIC_URL = "/static/"
 STATIC_ROOT = VAR_DIR / "staticfiles"
+make_folders(
+    VAR_DIR,
+    STATIC_ROOT,
+    VAR_DIR / "coursebook",
+    *(
+        [Path(DATABASES["default"]["NAME"]).parent]
+        if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3"
+        and DATABASES["default"]["NAME"] not in ("", ":memory:")
+        else []
+    ),
+)
 STATICFILES_DIRS = [PACKAGE_DIR / "static"]
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
