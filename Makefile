@@ -50,7 +50,7 @@ test-js:
 	node --test tests/js/
 
 golden: install
-	$(PY) -m mathmachine.engine.golden
+	$(PY) -m mathmachine.coursebook golden
 
 train-tiny: install
 	$(PY) -m mathmachine.engine.tiny

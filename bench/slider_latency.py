@@ -29,8 +29,8 @@ GOAL_MS = 4.0
 
 _MEASURE = """async ([n, warmup, batch, layout]) => {
   const el = document.querySelector('translate-lookback')
-  const range = el.querySelector('[data-tl=sure]')
-  el.querySelector("[data-tl-word='1']").click()  // चाय
+  const range = el.querySelector('[data-target~=sure]')
+  el.querySelector('[data-target~=word]:nth-child(2)').click()  // चाय
   let step = 0
   const next = () => { const k = step++ % 60; return ((k <= 30 ? k : 60 - k) / 10).toFixed(1) }
   let done = 0, updates = 0

@@ -10,6 +10,9 @@ from typing import Any
 
 from django.db import connection
 
+REPO = Path(__file__).resolve().parents[1]
+UNIT18 = REPO / "content" / "units" / "18-attention-and-transformers"
+
 # Debian's Chromium, driven by Playwright through executable_path (browser tests and bench/).
 CHROMIUM = Path("/usr/bin/chromium")
 # Headless on a closed network: no background traffic, no sandbox as root, no first-run chores.
@@ -68,3 +71,11 @@ def paid_order_create(user: Any, product: Any) -> Any:
     )
     Entitlement.objects.create(user=user, product=product, order=order, granted_at=now)
     return order
+
+
+def unit18_examples() -> dict[str, Any]:
+    """Unit 18's figures.EXAMPLES, loaded as the compiler loads them (widget tests render with
+    the inputs the unit really uses)."""
+    from mathmachine.coursebook.passes.load import load_figures
+
+    return load_figures(UNIT18, 18).examples

@@ -2,6 +2,7 @@
 
     python -m mathmachine.coursebook check [UNIT_DIR ...]   compile, print path:line: message
     python -m mathmachine.coursebook build                   compile every unit into the cache
+    python -m mathmachine.coursebook golden [--check]        (re)write the widgets' golden vectors
 
 Exit status 1 when any unit has errors.
 """
@@ -80,6 +81,23 @@ def build(root: str | None, cache_dir: str | None) -> int:
     return status
 
 
+def golden(root: str | None, out: str | None, check_only: bool) -> int:
+    from .widgets import _golden
+
+    folder = Path(out) if out else cache.REPO_ROOT / "tests" / "golden"
+    try:
+        stale = _golden.write(folder, check=check_only, root=root)
+    except CompileError as exc:
+        for e in _errors(exc):
+            print(e.format())
+        return 1
+    for path in stale:
+        print(f"out of date: {path} (run python -m mathmachine.coursebook golden)", file=sys.stderr)
+    if not check_only:
+        print(f"wrote the golden vectors into {folder}")
+    return 1 if stale else 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m mathmachine.coursebook")
     parser.add_argument("--root", help="content root (default: the repo's content/units)")
@@ -88,9 +106,14 @@ def main(argv: list[str] | None = None) -> int:
     p_check.add_argument("paths", nargs="*", help="unit folders (default: every unit)")
     p_build = sub.add_parser("build", help="compile every unit into the cache")
     p_build.add_argument("--cache-dir", help="default: $MATHMACHINE_CACHE_DIR or var/coursebook")
+    p_golden = sub.add_parser("golden", help="write the widgets' golden vectors (tests/golden)")
+    p_golden.add_argument("--check", action="store_true", help="fail if a file is out of date")
+    p_golden.add_argument("--out", help="directory (default: the repo's tests/golden)")
     args = parser.parse_args(argv)
     if args.command == "check":
         return check(args.paths, args.root)
+    if args.command == "golden":
+        return golden(args.root, args.out, args.check)
     return build(args.root, args.cache_dir)
 
 

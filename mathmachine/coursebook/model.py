@@ -60,18 +60,26 @@ class CheckDef:
 
 @dataclass(frozen=True)
 class WidgetUse:
-    """A widget on the page: its id, registered name and the static JS modules it needs."""
+    """A widget on the page: its id, registered name, the static files it declared (JS modules
+    and stylesheets) and the directive's options as written (key, value) (the golden vectors
+    are collected from them)."""
 
     id: str
     name: str
     scripts: tuple[str, ...]
+    styles: tuple[str, ...] = ()
+    options: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)
 class CompiledSection:
     """One section. `html` is the body fragment: the section title is NOT in it (the page
     renders `title` as its <h1>); headings inside start at <h2>. Unwritten sections have
-    written=False and empty html."""
+    written=False and empty html.
+
+    scripts / styles: the static files the page must load (ES modules) and link (stylesheets),
+    each once, in first-use order: what the section's widgets and directives declared, nothing
+    more."""
 
     number: int
     slug: str
@@ -85,11 +93,8 @@ class CompiledSection:
     published_widgets: int
     published_checks: int
     source: str = ""
-
-    @property
-    def scripts(self) -> tuple[str, ...]:
-        """Every JS module the section's widgets need, each once, in first-use order."""
-        return tuple(dict.fromkeys(s for w in self.widgets for s in w.scripts))
+    scripts: tuple[str, ...] = ()
+    styles: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -73,8 +73,6 @@ def section_detail(request: HttpRequest, unit_slug: str, number: int) -> HttpRes
         answers=answers,
         messages_by_check=messages_by_check,
     )
-    scripts = sorted({script for w in section.widgets for script in w.scripts})
-    styles = sorted({script.removesuffix(".js") + ".css" for script in scripts})
     index = unit.sections.index(section)
     previous = unit.sections[index - 1] if index > 0 else None
     following = unit.sections[index + 1] if index + 1 < len(unit.sections) else None
@@ -90,8 +88,9 @@ def section_detail(request: HttpRequest, unit_slug: str, number: int) -> HttpRes
                 "body": body,
                 "toc": toc,
                 "toc_html": partial(toc_html, unit=unit, toc=toc, current=section),
-                "scripts": scripts,
-                "styles": styles,
+                # Exactly what the section's widgets and directives declared (CompiledSection).
+                "scripts": section.scripts,
+                "styles": section.styles,
                 "unit_totals": selectors.unit_totals(unit),
                 "previous": previous,
                 "next": following,

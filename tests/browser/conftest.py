@@ -23,12 +23,14 @@ import importlib
 import json
 import os
 import re
+import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
+from django.conf import settings
 from pytest_django.plugin import blocking_manager_key
 from support import CHROMIUM, CHROMIUM_ARGS
 
@@ -187,11 +189,11 @@ class SitePage:
         """Load ``path`` (status 200); with JavaScript on, wait for widgets to have upgraded."""
         response = self.page.goto(self.url(path))
         assert response is not None and response.status == 200, (path, response)
-        if self.js and upgraded and self.page.locator("translate-lookback").count():
-            # The widget has upgraded its fallback (its controls are shown).
+        if self.js and upgraded:
+            # Every widget has upgraded its fallback (kit.js marks it data-upgraded).
             self.page.wait_for_function(
-                "() => [...document.querySelectorAll('translate-lookback .tl-toolbar')]"
-                ".every(t => !t.hidden)"
+                "() => [...document.querySelectorAll('[data-kit]')]"
+                ".every(w => w.hasAttribute('data-upgraded'))"
             )
         return response
 
@@ -216,15 +218,34 @@ class SitePage:
         self.context.close()
 
 
+def buyer_session(*, email: str = "") -> str:
+    """A signed-in learner who has bought Unit 18 (a paid order with its entitlement, written
+    directly); returns the session cookie's value."""
+    from django.contrib.auth import get_user_model
+    from django.test import Client
+    from support import paid_order_create
+
+    from mathmachine.billing.models import Product
+
+    email = email or f"buyer-{uuid.uuid4().hex[:10]}@example.com"
+    user = get_user_model().objects.create_user(email, email, "a long test password 42")
+    paid_order_create(user, Product.objects.get(code="unit-18"))
+    client = Client()
+    client.force_login(user)
+    return client.cookies[settings.SESSION_COOKIE_NAME].value
+
+
 @pytest.fixture
 def open_page(
     chromium: Any, live_server: Any, transactional_db: None, migration_data_kept: None
 ) -> Iterator[Callable[..., SitePage]]:
-    """``open_page(path, width=360, height=740, js=True, reduced_motion="no-preference")``.
+    """``open_page(path, width=360, height=740, js=True, reduced_motion="no-preference",
+    buyer=False)``.
 
-    Returns a SitePage already at ``path`` (pass ``path=None`` to navigate later). At teardown
-    the test fails if any page opened had an unexpected console error or warning, page error,
-    CSP violation, failed request, HTTP error or a request to another host.
+    Returns a SitePage already at ``path`` (pass ``path=None`` to navigate later); with
+    ``buyer=True`` it is signed in as a learner who bought Unit 18 (locked sections open). At
+    teardown the test fails if any page opened had an unexpected console error or warning, page
+    error, CSP violation, failed request, HTTP error or a request to another host.
     """
     opened: list[SitePage] = []
 
@@ -235,6 +256,7 @@ def open_page(
         height: int = 740,
         js: bool = True,
         reduced_motion: str = "no-preference",
+        buyer: bool = False,
     ) -> SitePage:
         site_page = SitePage(
             chromium,
@@ -245,6 +267,10 @@ def open_page(
             reduced_motion=reduced_motion,
         )
         opened.append(site_page)
+        if buyer:
+            _create_migration_data()  # idempotent (update_or_create)
+            cookie = {"name": settings.SESSION_COOKIE_NAME, "value": buyer_session()}
+            site_page.context.add_cookies([{**cookie, "url": live_server.url}])
         if path is not None:
             site_page.goto(path)
         return site_page

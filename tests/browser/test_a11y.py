@@ -43,8 +43,8 @@ def test_section_1_after_translate_and_with_attention_off(
     assert page.locator('translate-lookback [data-written="false"]').count() == 0
     violations = axe(page)
     assert violations == [], _report(violations)
-    page.locator("translate-lookback [data-tl=noattn]").press("Space")
-    assert page.locator("translate-lookback [data-tl=noattn]").is_checked()
+    page.locator("translate-lookback [data-target~=noattn]").press("Space")
+    assert page.locator("translate-lookback [data-target~=noattn]").is_checked()
     violations = axe(page)
     assert violations == [], _report(violations)
 
@@ -69,7 +69,7 @@ def test_section_1_as_without_javascript(open_page: Callable[..., Any], axe: Axe
         "**/*.js", lambda route: route.fulfill(status=200, content_type="text/javascript", body="")
     )
     site.goto(SECTION_1, upgraded=False)
-    assert site.page.locator("translate-lookback [data-tl=figure]").is_visible()
+    assert site.page.locator("translate-lookback .tl-figure").is_visible()
     assert site.page.locator("translate-lookback .tl-toolbar").is_hidden()
     violations = axe(site.page)
     assert violations == [], _report(violations)

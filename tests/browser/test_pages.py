@@ -19,15 +19,15 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 OpenPage = Callable[..., Any]
 W = "translate-lookback"
 WRITTEN = f'{W} .tl-word:not([data-written="false"])'
-LIT = f'{W} tr[data-tl-row]:not([data-lit="false"])'
+LIT = f'{W} [data-target~="row"]:not([data-lit="false"])'
 
 
 def beams(page: Any) -> list[str]:
-    return page.locator(f"{W} [data-tl-beam-label]").all_inner_texts()
+    return page.locator(f'{W} [data-target~="beam-share"]').all_inner_texts()
 
 
 def map_row(page: Any, i: int) -> list[str]:
-    return page.locator(f'{W} tr[data-tl-row="{i}"] td').all_inner_texts()
+    return page.locator(f'{W} [data-target~="row"]').nth(i).locator("td").all_inner_texts()
 
 
 def status(page: Any) -> str:
@@ -57,23 +57,23 @@ def test_try_walk_keyboard_only_at_360px(open_page: OpenPage) -> None:
     for word in page.locator(f"{W} .tl-word").all():
         assert word.is_visible()
     assert page.locator(LIT).count() == 4
-    assert all(row.is_visible() for row in page.locator(f"{W} tr[data-tl-row]").all())
+    assert all(row.is_visible() for row in page.locator(f"{W} [data-target~=row]").all())
     assert map_row(page, 0) == ["0.736", "0.164", "0.100"]
     assert map_row(page, 3) == ["0.422", "0.422", "0.155"]
 
     # Select चाय with the keyboard.
-    tab_to(page, f"{W} [data-tl-word='1']")
+    tab_to(page, f"{W} [data-target~=word]:nth-child(2)")
     page.keyboard.press("Enter")
-    chai = page.locator(f"{W} [data-tl-word='1']")
+    chai = page.locator(f"{W} [data-target~=word]:nth-child(2)")
     assert chai.get_attribute("aria-pressed") == "true"
     assert page.locator(f"{W} [aria-pressed=true]").count() == 1
     assert status(page) == "चाय (chai): I 0.100, drink 0.164, tea 0.736"
 
     # "how sure" to 2: tea gets 0.936 everywhere it shows.
-    tab_to(page, f"{W} [data-tl=sure]")
+    tab_to(page, f"{W} [data-target~=sure]")
     for _ in range(10):
         page.keyboard.press("ArrowRight")
-    assert page.locator(f"{W} [data-tl=sure-value]").inner_text() == "2.0"
+    assert page.locator(f"{W} [data-target~=sure-value]").inner_text() == "2.0"
     assert beams(page) == ["0.017", "0.047", "0.936"]  # I, drink, tea
     assert map_row(page, 1) == ["0.017", "0.047", "0.936"]
     assert map_row(page, 0) == ["0.736", "0.164", "0.100"]  # the other rows stay
@@ -82,28 +82,28 @@ def test_try_walk_keyboard_only_at_360px(open_page: OpenPage) -> None:
 
     # "how sure" to 0: a third each.
     page.keyboard.press("Home")
-    assert page.locator(f"{W} [data-tl=sure-value]").inner_text() == "0.0"
+    assert page.locator(f"{W} [data-target~=sure-value]").inner_text() == "0.0"
     assert beams(page) == ["0.333", "0.333", "0.333"]
     assert map_row(page, 1) == ["0.333", "0.333", "0.333"]
     assert status(page) == "चाय (chai): I 0.333, drink 0.333, tea 0.333"
 
     # "no attention (Unit 17)": beams and map are gone, every word gets the same summary.
-    tab_to(page, f"{W} [data-tl=noattn]", backwards=True)
+    tab_to(page, f"{W} [data-target~=noattn]", backwards=True)
     page.keyboard.press("Space")
-    switch = page.locator(f"{W} [data-tl=noattn]")
+    switch = page.locator(f"{W} [data-target~=noattn]")
     assert switch.is_checked()
-    assert page.locator(f"{W} [data-tl=beams]").is_hidden()
-    assert page.locator(f"{W} [data-tl=map]").is_hidden()
-    assert page.locator(f"{W} [data-tl=noattn-note]").is_visible()
+    assert page.locator(f"{W} [data-target~=beams]").is_hidden()
+    assert page.locator(f"{W} [data-target~=map]").is_hidden()
+    assert page.locator(f"{W} [data-target~=noattn-note]").is_visible()
     assert "same summary" in status(page)
     assert context_vector(page).endswith("(0.000, 0.000, 1.000)")
 
     # Back on: beams and map return, with चाय still at 0.
     page.keyboard.press("Space")
     assert not switch.is_checked()
-    assert page.locator(f"{W} [data-tl=beams]").is_visible()
-    assert page.locator(f"{W} [data-tl=map]").is_visible()
-    assert page.locator(f"{W} [data-tl=noattn-note]").is_hidden()
+    assert page.locator(f"{W} [data-target~=beams]").is_visible()
+    assert page.locator(f"{W} [data-target~=map]").is_visible()
+    assert page.locator(f"{W} [data-target~=noattn-note]").is_hidden()
     assert beams(page) == ["0.333", "0.333", "0.333"]
     assert map_row(page, 1) == ["0.333", "0.333", "0.333"]
     assert chai.get_attribute("aria-pressed") == "true"
@@ -114,15 +114,16 @@ def test_try_walk_keyboard_only_at_360px(open_page: OpenPage) -> None:
 def test_without_javascript_section_1_shows_the_map_and_the_figure(open_page: OpenPage) -> None:
     site = open_page(SECTION_1, js=False)
     page = site.page
-    table = page.locator(f"{W} table")
+    table = page.locator(f"{W} table.tl-map").first
     assert table.is_visible()
     assert table.locator("caption").inner_text().startswith("Alignment map")
+    assert page.locator(f"{W} #w1-summary").is_hidden()  # only the switch (JavaScript) shows it
     assert map_row(page, 0) == ["0.736", "0.164", "0.100"]
     assert map_row(page, 1) == ["0.100", "0.164", "0.736"]
     assert map_row(page, 3) == ["0.422", "0.422", "0.155"]
-    assert page.locator(f"{W} [data-tl=figure] svg").is_visible()
+    assert page.locator(f"{W} .tl-figure svg").is_visible()
     assert page.get_by_role("img", name="Alignment of “I drink tea”", exact=False).is_visible()
-    for control in (".tl-play", ".tl-word", "[data-tl=sure]", "[data-tl=noattn]"):
+    for control in (".tl-play", ".tl-word", "[data-target~=sure]", "[data-target~=noattn]"):
         assert page.locator(f"{W} {control}").first.is_hidden(), control
     # The checks are plain forms that post to the server.
     for form in page.locator("form.check-form").all():
@@ -142,7 +143,7 @@ def test_reduced_motion_nothing_animates(open_page: OpenPage) -> None:
     page.wait_for_timeout(300)  # nothing starts later either
     assert page.evaluate("document.getAnimations().length") == 0
     # Hover and focus (the usual triggers of transitions) start nothing anywhere on the page.
-    page.locator(f"{W} [data-tl-word='2']").hover()
+    page.locator(f"{W} [data-target~=word]:nth-child(3)").hover()
     page.keyboard.press("Tab")
     page.locator("a.skip-link").focus()
     assert page.evaluate("document.getAnimations().length") == 0
@@ -169,7 +170,7 @@ def test_fits_a_360px_phone(open_page: OpenPage, billing_products: None, path: s
     assert site.scroll_width() <= 360
     if path == SECTION_1:
         site.page.locator(f"{W} .tl-play").press("Enter")
-        site.page.locator(f"{W} [data-tl=noattn]").press("Space")
+        site.page.locator(f"{W} [data-target~=noattn]").press("Space")
         assert site.scroll_width() <= 360
 
 

@@ -8,6 +8,7 @@ import os
 from collections.abc import Iterator
 from dataclasses import asdict
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -97,25 +98,23 @@ def test_widgets(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     monkeypatch.setattr(widgets, "_FAILED", {})
     monkeypatch.setattr(widgets, "_discovered", True)
 
-    @widgets.register("demo-widget")
-    def render(options: dict[str, str], ctx: widgets.WidgetContext) -> widgets.RenderedWidget:
-        unknown = set(options) - {"id", "color"}
-        if unknown:
-            raise widgets.WidgetOptionError(f"unknown option(s): {', '.join(sorted(unknown))}")
-        color = options.get("color", "blue")
-        if color not in ("blue", "red"):
-            raise widgets.WidgetOptionError(f":color: is blue or red, not {color!r}")
+    @widgets.register(
+        "demo-widget",
+        scripts=("widgets/demo-widget.js",),
+        styles=("widgets/demo-widget.css",),
+        options=(widgets.option.choice("color", ("blue", "red"), default="blue"),),
+        control="color",
+    )
+    def render(opts: dict[str, Any], ctx: widgets.WidgetContext) -> str:
         size = ctx.examples["demo"]["size"]
-        return widgets.RenderedWidget(
-            html=(
-                f'<demo-widget id="{ctx.id}" data-color="{color}"><table><caption>{size} '
-                f"cells</caption></table></demo-widget>"
-            ),
-            scripts=("widgets/demo-widget.js", "widgets/math.js"),
+        table = widgets.kit.table(
+            caption=f"{size} cells", columns=["cell", "value"], rows=[("one", ["1"])]
         )
+        return widgets.kit.element("demo-widget", opts["id"], {"size": size}, table,
+                                   data_color=opts["color"])  # fmt: skip
 
-    @widgets.register("broken-widget")
-    def broken(options: dict[str, str], ctx: widgets.WidgetContext) -> widgets.RenderedWidget:
+    @widgets.register("broken-widget", scripts=("widgets/broken-widget.js",), control="x")
+    def broken(opts: dict[str, Any], ctx: widgets.WidgetContext) -> str:
         raise ZeroDivisionError("division by zero")
 
     yield

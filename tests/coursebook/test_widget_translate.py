@@ -11,19 +11,19 @@ from typing import Any
 
 import numpy as np
 import pytest
+from support import unit18_examples
 
 from mathmachine.coursebook import widgets
-from mathmachine.coursebook.widgets import RenderedWidget, WidgetContext, WidgetOptionError
+from mathmachine.coursebook.widgets import Widget, WidgetContext, WidgetOptionError
 from mathmachine.coursebook.widgets.translate import render
 from mathmachine.engine import alignment_map
-from mathmachine.engine.golden import load_examples
 
 DEVANAGARI = re.compile(r"[\u0900-\u097F]+")
 
 
 @pytest.fixture(scope="module")
 def examples() -> dict[str, Any]:
-    return load_examples()
+    return unit18_examples()
 
 
 def ctx(examples: dict[str, Any]) -> WidgetContext:
@@ -82,30 +82,33 @@ class Tree(HTMLParser):
         ]
 
 
-def test_registered_under_its_markdown_name() -> None:
+def test_registered_under_its_markdown_name_with_its_declarations() -> None:
     assert widgets.get("translate-lookback") is render
+    assert isinstance(render, Widget)
+    assert render.scripts == ("widgets/translate-lookback.js",)
+    assert render.styles == ("widgets/translate-lookback.css",)
+    assert render.control == "sure" and render.golden is not None
 
 
 def test_fallback_table_holds_the_engines_map(examples: dict[str, Any]) -> None:
     ex = examples["lookback"]
     out = render({"id": "lookback"}, ctx(examples))
-    assert isinstance(out, RenderedWidget)
-    assert out.scripts == ("widgets/translate-lookback.js",)
-    tree = Tree(out.html)
+    tree = Tree(out)
     amap = alignment_map(ex["states"], ex["notes"])  # [4, 3]
-    rows = [r for r in tree.find("tr") if "data-tl-row" in r[0]]
+    rows = tree.find("tr", data_target="row")
     assert len(rows) == 4
-    cells = [text for (a, text) in tree.find("td")]
+    map_cells = tree.find("td")[:12]  # the map comes first; the no-attention table follows
+    cells = [text for (a, text) in map_cells]
     assert cells == [f"{w:.3f}" for w in amap.ravel()]
     assert cells[3:6] == ["0.100", "0.164", "0.736"]  # चाय looks at tea
     assert cells[9:12] == ["0.422", "0.422", "0.155"]  # हूँ spreads over I and drink
     # Shading classes follow the weights (no inline style: the CSP forbids it).
-    shades = [a["class"] for (a, _) in tree.find("td")]
+    shades = [a["class"] for (a, _) in map_cells]
     assert shades[5] == "tl-w7" and shades[3] == "tl-w1"
-    assert not re.search(r"\s(style|on[a-z]+)=", out.html)
+    assert not re.search(r"\s(style|on[a-z]+)=", out)
     # Accessible table: caption, column and row headers.
     assert tree.find("caption")[0][1].startswith("Alignment map for “I drink tea”")
-    assert [t for (a, t) in tree.find("th", scope="col")] == ["written", "I", "drink", "tea"]
+    assert [t for (a, t) in tree.find("th", scope="col")][:4] == ["written", "I", "drink", "tea"]
     row_heads = [t for (a, t) in tree.find("th", scope="row")]
     assert row_heads[1] == "चाय (chai, “tea”)"
 
@@ -114,7 +117,7 @@ def test_static_figure_has_a_text_alternative_and_a_beam_per_weight(
     examples: dict[str, Any],
 ) -> None:
     out = render({"id": "lookback"}, ctx(examples))
-    tree = Tree(out.html)
+    tree = Tree(out)
     (svg, _), *_ = tree.find("svg", role="img")
     assert svg["aria-labelledby"] == "lookback-fig-title lookback-fig-desc"
     ((title, title_text),) = tree.find("title")
@@ -133,7 +136,7 @@ def test_static_figure_has_a_text_alternative_and_a_beam_per_weight(
 def test_state_json_is_valid_and_engine_computed(examples: dict[str, Any]) -> None:
     ex = examples["lookback"]
     out = render({"id": "lookback", "select": "2"}, ctx(examples))
-    m = re.search(r'<script type="application/json" class="tl-state">(.*?)</script>', out.html)
+    m = re.search(r'<script type="application/json" data-state>(.*?)</script>', out)
     assert m is not None
     state = json.loads(m.group(1))
     assert state["english"] == ["I", "drink", "tea"]
@@ -147,7 +150,7 @@ def test_state_json_is_valid_and_engine_computed(examples: dict[str, Any]) -> No
     np.testing.assert_array_equal(state["contexts"], np.array(state["map"]) @ ex["notes"])
     assert state["summary"] == [0.0, 0.0, 1.0]
     # The selected word's button is pressed, the others not.
-    tree = Tree(out.html)
+    tree = Tree(out)
     pressed = [a["aria-pressed"] for a, _ in tree.find("button", **{"class": "tl-word"})]
     assert pressed == ["false", "true", "false", "false"]
 
@@ -156,16 +159,16 @@ def test_state_json_cannot_close_its_script_element(examples: dict[str, Any]) ->
     ex = copy.deepcopy(examples)
     ex["lookback"]["hindi"][0]["gloss"] = "</script><script>alert(1)</script>&<!--"
     out = render({"id": "lookback"}, ctx(ex))
-    assert out.html.count("</script>") == 1
-    assert "<script>alert" not in out.html
-    m = re.search(r'class="tl-state">(.*?)</script>', out.html)
+    assert out.count("</script>") == 1
+    assert "<script>alert" not in out
+    m = re.search(r"data-state>(.*?)</script>", out)
     assert m is not None
     assert json.loads(m.group(1))["hindi"][0]["gloss"] == ex["lookback"]["hindi"][0]["gloss"]
 
 
 def test_devanagari_is_always_inside_lang_hi(examples: dict[str, Any]) -> None:
     out = render({"id": "lookback"}, ctx(examples))
-    body = re.sub(r"<script type=\"application/json\".*?</script>", "", out.html, flags=re.S)
+    body = re.sub(r"<script type=\"application/json\".*?</script>", "", out, flags=re.S)
     tree = Tree(body)
     found = 0
     for text, stack in tree.texts:
@@ -180,32 +183,58 @@ def test_devanagari_is_always_inside_lang_hi(examples: dict[str, Any]) -> None:
 
 def test_controls_that_need_javascript_are_hidden_in_the_markup(examples: dict[str, Any]) -> None:
     out = render({"id": "lookback"}, ctx(examples))
-    tree = Tree(out.html)
-    js_only = [a for (_, a, _) in tree.elements if "data-tl-js" in a]
-    assert {a.get("class") for a in js_only} == {"tl-toolbar", "tl-stage", "tl-sure", "tl-context"}
+    tree = Tree(out)
+    js_only = [a for (_, a, _) in tree.elements if "data-js" in a]
+    assert {a.get("class") for a in js_only} == {
+        "tl-toolbar",
+        "tl-stage",
+        "tl-sure",
+        "tl-context",
+        "tl-status",
+    }
     assert all("hidden" in a for a in js_only)
     controls = [(tag, a, up) for (tag, a, up) in tree.ancestry if tag in ("button", "input")]
     assert len(controls) == 1 + 4 + 2  # ▶ translate, four words, the slider, the switch
     for tag, a, up in controls:
-        assert any("data-tl-js" in u and "hidden" in u for _, u in up), (tag, a)
-    # ...while the fallback (figure and table) is not hidden.
-    for tag in ("figure", "table"):
-        ((_, a, up),) = [e for e in tree.ancestry if e[0] == tag]
-        assert "hidden" not in a and not any("hidden" in u for _, u in up)
+        assert any("data-js" in u and "hidden" in u for _, u in up), (tag, a)
+    # ...while the fallback (figure and map) is not hidden; the script hides the figure.
+    ((_, figure, up),) = [e for e in tree.ancestry if e[0] == "figure"]
+    assert (
+        "data-nojs" in figure and "hidden" not in figure and not any("hidden" in u for _, u in up)
+    )
+    the_map, summary = [e for e in tree.ancestry if e[0] == "table"]
+    assert not any("hidden" in u for _, u in the_map[2])
+    assert any("hidden" in u for _, u in summary[2])  # shown by the no-attention switch
+
+
+def test_without_attention_every_row_is_the_same_summary(examples: dict[str, Any]) -> None:
+    tree = Tree(render({"id": "w1"}, ctx(examples)))
+    (summary,) = tree.find("table", id="w1-summary")
+    assert summary[1].startswith(
+        "Without attention: the vector each Hindi word is written from. Every row is the same "
+        "summary, the last note htea"
+    )
+    cells = [t for (a, t) in tree.find("td")[12:]]
+    assert cells == ["0.000", "0.000", "1.000"] * 4
+    assert [t for (a, t) in tree.find("th", scope="col")][4:] == ["written", "c1", "c2", "c3"]
 
 
 def test_slider_and_switch_markup(examples: dict[str, Any]) -> None:
     out = render({"id": "w1"}, ctx(examples))
-    tree = Tree(out.html)
+    tree = Tree(out)
     ((rng, _),) = tree.find("input", type="range")
     assert (rng["min"], rng["max"], rng["step"], rng["value"]) == ("0", "3", "0.1", "1")
     assert tree.find("label", **{"for": "w1-sure"})[0][1] == "how sure"
     assert tree.find("output", **{"for": "w1-sure"})[0][1] == "1.0"
     ((sw, _),) = tree.find("input", type="checkbox")
     assert sw["role"] == "switch"
-    assert "no attention (Unit 17)" in out.html
-    ((status, _),) = tree.find("p", role="status")
-    assert status["aria-live"] == "polite"
+    assert "no attention (Unit 17)" in out
+    # The visible status line is not a live region (a slider speaks its own aria-valuetext);
+    # the kit's hidden live region next to it announces what the element says.
+    ((status, _),) = tree.find("p", data_target="status")
+    assert "role" not in status and "aria-live" not in status
+    ((live, _),) = tree.find("p", role="status")
+    assert live["data-target"] == "live" and live["class"] == "visually-hidden"
     assert tree.find("translate-lookback")[0][0]["id"] == "w1"
 
 
@@ -215,8 +244,8 @@ def test_slider_and_switch_markup(examples: dict[str, Any]) -> None:
         ({"id": "lookback", "colour": "red"}, "unknown option(s) colour"),
         ({"id": "lookback", "example": "nope"}, "unknown example 'nope'"),
         ({"id": "lookback", "select": "5"}, ":select: must be a word number from 1 to 4"),
-        ({"id": "lookback", "select": "0"}, ":select: must be a word number from 1 to 4"),
-        ({"id": "lookback", "select": "chai"}, ":select: must be a word number from 1 to 4"),
+        ({"id": "lookback", "select": "0"}, ":select: must be ≥ 1, got 0"),
+        ({"id": "lookback", "select": "chai"}, ":select: must be a whole number ≥ 1, got 'chai'"),
         ({"id": "look back"}, ":id: 'look back' must be letters"),
         ({"id": '"><script>'}, ":id:"),
     ],
@@ -251,4 +280,4 @@ def test_malformed_example_raises_widget_option_error(
 
 def test_id_falls_back_to_the_context(examples: dict[str, Any]) -> None:
     c = WidgetContext(examples=examples, figures={}, unit_slug="u", source="t.md:1", id="from-ctx")
-    assert render({}, c).html.startswith('<translate-lookback id="from-ctx"')
+    assert render({}, c).startswith('<translate-lookback id="from-ctx"')

@@ -1,5 +1,6 @@
-"""The committed golden vectors are exactly what the engine writes now (else math.js is being held
-to stale numbers). Regenerate with `python -m mathmachine.engine.golden`."""
+"""The committed golden vectors are exactly what the widgets' declarations write now (else the
+client modules are being held to stale numbers). Regenerate with `make golden`
+(`python -m mathmachine.coursebook golden`)."""
 
 from __future__ import annotations
 
@@ -8,40 +9,61 @@ from pathlib import Path
 
 import numpy as np
 
+from mathmachine.coursebook import widgets
+from mathmachine.coursebook.__main__ import main
+from mathmachine.coursebook.widgets._golden import collect, golden_files
 from mathmachine.engine import alignment_map, softmax
-from mathmachine.engine.golden import GOLDEN_DIR, golden_files, main
 
 HERE = Path(__file__).parent
 
 
-def test_committed_golden_files_equal_what_the_engine_writes() -> None:
+def test_committed_golden_files_equal_what_the_registry_writes() -> None:
     files = golden_files()
     assert set(files) == {p.name for p in HERE.glob("*.json")}
     for name, text in files.items():
         assert (HERE / name).read_text(encoding="utf-8") == text, (
-            f"tests/golden/{name} is stale: run python -m mathmachine.engine.golden"
+            f"tests/golden/{name} is stale: run make golden"
         )
+
+
+def test_every_widget_that_declares_golden_vectors_has_a_file_from_its_uses() -> None:
+    declared = {n for n in widgets.names() if widgets.get(n).golden is not None}  # type: ignore[union-attr]
+    assert "translate-lookback" in declared
+    collected = collect()
+    assert declared <= set(collected), declared - set(collected)
+    for name in declared:
+        groups = collected[name]
+        assert groups and all(g["cases"] for g in groups), name
+        assert all(g["module"].startswith("widgets/") for g in groups)
 
 
 def test_writer_is_deterministic_and_check_mode_detects_staleness(tmp_path: Path) -> None:
     assert golden_files() == golden_files()
-    assert main(["--out", str(tmp_path)]) == 0
-    assert main(["--check", "--out", str(tmp_path)]) == 0
-    (tmp_path / "lookback.json").write_text("{}", encoding="utf-8")
-    assert main(["--check", "--out", str(tmp_path)]) == 1
-    assert GOLDEN_DIR == HERE
+    assert main(["golden", "--out", str(tmp_path)]) == 0
+    assert main(["golden", "--check", "--out", str(tmp_path)]) == 0
+    (tmp_path / "translate-lookback.json").write_text("{}", encoding="utf-8")
+    assert main(["golden", "--check", "--out", str(tmp_path)]) == 1
+    (tmp_path / "gone-widget.json").write_text("{}", encoding="utf-8")
+    main(["golden", "--out", str(tmp_path)])  # rewrites, and removes what nothing declares
+    assert not (tmp_path / "gone-widget.json").exists()
+    assert main(["golden", "--check", "--out", str(tmp_path)]) == 0
 
 
 def test_lookback_vectors_hold_the_section_figures() -> None:
-    data = json.loads(golden_files()["lookback.json"])
-    assert data["tolerance"] == 1e-12
-    lb = data["lookback"]
-    rows = {(r["word"], r["sure"]): r for r in lb["rows"]}
-    assert len(rows) == 4 * 5
-    assert rows[(1, 2.0)]["printed"] == ["0.017", "0.047", "0.936"]
-    assert rows[(1, 0.0)]["printed"] == ["0.333", "0.333", "0.333"]
-    assert rows[(1, 1.0)]["printed"] == ["0.100", "0.164", "0.736"]
-    np.testing.assert_allclose(lb["map"], alignment_map(lb["states"], lb["notes"]), rtol=0, atol=0)
-    for case in data["softmax"]:
-        assert case["y"] == softmax(np.array(case["x"])).tolist()
-    assert any(max(c["x"]) >= 700 for c in data["softmax"])
+    data = json.loads(golden_files()["translate-lookback.json"])
+    (group,) = data["groups"]
+    assert group["source"] == "attention-and-transformers §1 #w1"
+    assert group["module"] == "widgets/math.js"
+    rows = [c for c in group["cases"] if c["fn"] == "alignmentRow"]
+    assert len(rows) == 4 * 5  # every word at every "how sure" mark
+    printed = [c["out"] for c in group["cases"] if c["fn"] == "fmt"]
+    at = 3 * (5 * 1 + 3)  # three weights per (word, sure): चाय is word 1, 2.0 is the 4th mark
+    assert printed[at : at + 3] == ["0.017", "0.047", "0.936"]
+    (amap,) = [c for c in group["cases"] if c["fn"] == "alignmentMap"]
+    states, notes = amap["args"]
+    np.testing.assert_allclose(amap["out"], alignment_map(states, notes), rtol=0, atol=0)
+    kit = json.loads(golden_files()["math.json"])
+    softmaxes = [c for c in kit["groups"][0]["cases"] if c["fn"] == "softmax"]
+    for case in softmaxes:
+        assert case["out"] == softmax(np.array(case["args"][0])).tolist()
+    assert any(max(c["args"][0]) >= 700 for c in softmaxes)

@@ -1,5 +1,7 @@
-"""Section 1's assets as production serves them: collected by the project's manifest storage
-(hashed names, brotli and gzip copies), and every module import pointed at a hashed name."""
+"""The section pages' assets as production serves them: collected by the project's manifest
+storage (hashed names, brotli and gzip copies), every page rendered once with that storage (a
+declared file missing from the manifest would be a 500 there, never under the tests' plain
+storage), and every module import pointed at a hashed name."""
 
 from __future__ import annotations
 
@@ -9,10 +11,15 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.test import Client, override_settings
+from support import paid_order_create
 
-from .conftest import SECTION_1
+from mathmachine.billing.models import Product
+from mathmachine.coursebook.model import CompiledUnit
+
+from .conftest import SECTION_1, section_url
 
 HASHED = re.compile(r"\.[0-9a-f]{12}\.\w+$")
 PRODUCTION_STORAGES = {
@@ -35,6 +42,15 @@ def manifest(root: Path) -> dict[str, str]:
     return json.loads((root / "staticfiles.json").read_text())["paths"]
 
 
+def _assert_hashed_and_compressed(collected: Path, linked: list[str]) -> None:
+    for path in linked:
+        assert HASHED.search(path), f"{path} is not a hashed name"
+        assert (collected / path).is_file(), path
+        if path.endswith((".js", ".css", ".svg")):
+            assert (collected / f"{path}.br").is_file(), f"{path} has no brotli copy"
+            assert (collected / f"{path}.gz").is_file(), f"{path} has no gzip copy"
+
+
 @pytest.mark.django_db
 def test_section_1_links_only_hashed_collected_assets_with_compressed_copies(
     collected: Path,
@@ -43,12 +59,31 @@ def test_section_1_links_only_hashed_collected_assets_with_compressed_copies(
     linked = re.findall(r'(?:href|src)="/static/([^"]+)"', html)
     assert {"site", "widgets"} <= {p.split("/")[0] for p in linked}
     assert len(linked) >= 5, linked  # site.css, favicon, checks.js, widget js + css
-    for path in linked:
-        assert HASHED.search(path), f"{path} is not a hashed name"
-        assert (collected / path).is_file(), path
-        if path.endswith((".js", ".css", ".svg")):
-            assert (collected / f"{path}.br").is_file(), f"{path} has no brotli copy"
-            assert (collected / f"{path}.gz").is_file(), f"{path} has no gzip copy"
+    _assert_hashed_and_compressed(collected, linked)
+
+
+@pytest.mark.django_db
+def test_every_written_section_renders_for_a_buyer_with_exactly_its_declared_assets(
+    collected: Path, unit18: CompiledUnit
+) -> None:
+    user = get_user_model().objects.create_user("buyer@example.com", "buyer@example.com", "pw 42!")
+    paid_order_create(user, Product.objects.get(code="unit-18"))
+    browser = Client()
+    browser.force_login(user)
+    paths = manifest(collected)
+    for section in unit18.sections:
+        response = browser.get(section_url(section.number))
+        assert response.status_code == 200, section.number
+        if not section.written:
+            continue
+        html = response.content.decode()
+        scripts = re.findall(r'<script type="module" src="/static/([^"]+)"', html)
+        styles = re.findall(r'<link rel="stylesheet" href="/static/([^"]+)"', html)
+        site = {paths["site/site.css"], paths["site/checks.js"]}
+        assert {s for s in scripts + styles if s not in site} == {
+            paths[p] for p in (*section.scripts, *section.styles)
+        }, section.number
+        _assert_hashed_and_compressed(collected, scripts + styles)
 
 
 def test_every_module_import_points_at_a_hashed_name(collected: Path) -> None:

@@ -1,8 +1,9 @@
 """``:::{widget} NAME`` with ``:id:`` (required, unique in the unit) and widget options.
 
-The registered widget renders its HTML (custom element + no-JS fallback + initial state); the
-compiler wraps it in <div class="widget-frame"> and records a WidgetUse with its scripts. A
-body, if any, is a caption rendered below the widget.
+The registered widget (mathmachine.coursebook.widgets) parses the options it declared and renders
+its HTML (custom element + no-JS fallback + initial state); the compiler wraps it in
+<div class="widget-frame">, records a WidgetUse, and adds the scripts and stylesheets the widget
+declared to the section's page. A body, if any, is a caption rendered below the widget.
 """
 
 from __future__ import annotations
@@ -47,8 +48,8 @@ class WidgetNode:
 
 def _build(call: DirectiveCall, body: list[Token], ctx: SectionContext) -> WidgetNode | None:
     name = call.argument.strip()
-    render = widgets.get(name)
-    if render is None:
+    widget = widgets.get(name)
+    if widget is None:
         failures = widgets.import_failures()
         why = "".join(
             f"; widget module {mod}.py failed to import: {type(exc).__name__}: {exc}"
@@ -69,26 +70,24 @@ def _build(call: DirectiveCall, body: list[Token], ctx: SectionContext) -> Widge
         section=ctx.number,
     )
     try:
-        rendered = render(dict(call.options), wctx)
+        html = widget(dict(call.options), wctx)
     except widgets.WidgetOptionError as exc:
         ctx.error(WidgetError, call.line, f"widget {name!r}: {exc}")
         return None
     except Exception as exc:
         ctx.error(WidgetError, call.line, f"widget {name!r} failed: {type(exc).__name__}: {exc}")
         return None
-    if not isinstance(rendered, widgets.RenderedWidget) or not isinstance(rendered.html, str):
-        ctx.error(WidgetError, call.line, f"widget {name!r} did not return a RenderedWidget")
-        return None
-    scripts = tuple(rendered.scripts)
-    if not all(isinstance(s, str) and s and not s.startswith(("/", "http")) for s in scripts):
-        ctx.error(
-            WidgetError,
-            call.line,
-            f"widget {name!r}: scripts must be static paths like 'widgets/x.js' (got {scripts!r})",
+    ctx.widgets.append(
+        WidgetUse(
+            id=ident,
+            name=name,
+            scripts=widget.scripts,
+            styles=widget.styles,
+            options=tuple(sorted(call.options.items())),
         )
-        return None
-    ctx.widgets.append(WidgetUse(id=ident, name=name, scripts=scripts))
-    return WidgetNode(ident, name, call.line, rendered.html.strip(), body)
+    )
+    ctx.use_assets(scripts=widget.scripts, styles=widget.styles)
+    return WidgetNode(ident, name, call.line, html.strip(), body)
 
 
 register(

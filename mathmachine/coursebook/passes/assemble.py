@@ -130,6 +130,8 @@ def _compile_section(
         published_widgets=entry.widgets,
         published_checks=entry.checks,
         source=str(path),
+        scripts=tuple(ctx.scripts),
+        styles=tuple(ctx.styles),
     )
 
 

@@ -53,6 +53,13 @@ class SectionContext:
     checks: list[CheckDef] = field(default_factory=list)
     widgets: list[WidgetUse] = field(default_factory=list)
     summary_html: str = ""
+    scripts: list[str] = field(default_factory=list)
+    styles: list[str] = field(default_factory=list)
+
+    def use_assets(self, *, scripts: tuple[str, ...] = (), styles: tuple[str, ...] = ()) -> None:
+        """The page of this section must load `scripts` and link `styles` (kept once each)."""
+        self.scripts.extend(s for s in scripts if s not in self.scripts)
+        self.styles.extend(s for s in styles if s not in self.styles)
 
     def error(self, cls: type[CompileError], line: int, message: str) -> None:
         self.errors.append(cls(self.path, line, message))

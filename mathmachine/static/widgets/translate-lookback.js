@@ -1,88 +1,52 @@
 // <translate-lookback>: Unit 18 §1, Widget 1 "Translate with a look back".
 //
-// Upgrades the server-rendered fallback (static figure + alignment-map table): shows the controls
-// the server rendered `hidden`, hides the static figure, and keeps every number in step with the
-// selected word and its "how sure" multiplier. State comes from the child
-// <script type="application/json"> (computed by mathmachine.engine); math.js recomputes one row
-// per input, and only the numbers and attributes that change are written.
+// Upgrades the server-rendered fallback (static figure + alignment-map table; the kit shows the
+// data-js controls and hides the figure) and keeps every number in step with the selected word
+// and its "how sure" multiplier. The state comes from the engine (the element's data-state
+// JSON); math.js recomputes one row per input, and only what changes is written.
 //
 // Events (bubbling): "translate-lookback:update", detail {word, sure, weights, attention} after
 // every DOM update (weights null when attention is off).
 // Properties: word (selected index), sure (its multiplier), attention (bool); method play().
-// Keep the semicolon: collectstatic points this line at math.js's hashed name only when the
-// statement ends with one (the pattern of Django's ManifestStaticFilesStorage).
+import {WidgetElement, hi, reducedMotion, write} from './kit.js';
 import {alignmentRow, context, fmt, scale} from './math.js';
 
 const REACH_MS = 650
 const STEP_MS = 1300
-const T = 0.42 // where a beam's number sits, from the note (0) to the word (1)
+const T = 0.42 // where a beam's share sits, from the note (0) to the word (1)
 
-export class TranslateLookbackElement extends HTMLElement {
-  static define(tag = 'translate-lookback', registry = customElements) {
-    if (!registry.get(tag)) registry.define(tag, this)
-    return this
-  }
-
-  #s = null // parsed state
-  #ui = null // the parts we write to
+export class TranslateLookbackElement extends WidgetElement {
   #rows = [] // current weights [n_out][n_in]
   #sure = [] // "how sure" per word
   #word = 0
   #attention = true
   #timers = []
 
-  connectedCallback() {
-    if (this.#s) return // moved in the DOM: already upgraded
-    const json = this.querySelector(':scope > script[type="application/json"]')
-    if (!json) return
-    this.#s = JSON.parse(json.textContent)
-    const s = this.#s
-    const $ = (sel) => this.querySelector(sel)
-    const $$ = (sel) => [...this.querySelectorAll(sel)]
-    this.#ui = {
-      play: $('[data-tl="play"]'),
-      noattn: $('[data-tl="noattn"]'),
-      figure: $('[data-tl="figure"]'),
-      beams: $('[data-tl="beams"]'),
-      beamsOff: $('[data-tl="beams-off"]'),
-      lines: $$('[data-tl-beam]'),
-      labels: $$('[data-tl-beam-label]'),
-      words: $$('[data-tl-word]'),
-      range: $('[data-tl="sure"]'),
-      value: $('[data-tl="sure-value"]'),
-      sureWord: $('[data-tl="sure-word"]'),
-      ctxWord: $('[data-tl="context-word"]'),
-      ctx: $$('[data-tl-c]'),
-      note: $('[data-tl="noattn-note"]'),
-      badge: $('[data-tl="summary-badge"]'),
-      map: $('[data-tl="map"]'),
-      rows: $$('[data-tl-row]'),
-      cells: $$('[data-tl-row]').map((tr) => [...tr.querySelectorAll('td')]),
-      statusWord: $('.tl-status-word'),
-      statusText: $('.tl-status-text'),
-    }
+  upgrade(s) {
     this.#rows = s.map.map((r) => r.slice())
     this.#sure = s.hindi.map(() => s.sure.default)
     this.#word = s.selected
-    this.addEventListener('click', this.#onClick)
-    this.#ui.range.addEventListener('input', this.#onInput)
-    this.#ui.noattn.addEventListener('change', this.#onSwitch)
-    for (const el of this.querySelectorAll('[data-tl-js]')) el.hidden = false
-    this.#ui.figure.hidden = true
+    this.on('click', 'word', (button) => {
+      this.#finish()
+      this.#select(this.targets('word').indexOf(button))
+    })
+    this.on('click', 'play', () => this.play())
+    this.on('input', 'sure', (range) => this.#setSure(Number(range.value)))
+    this.on('change', 'noattn', () => this.#onSwitch())
     this.#rows.forEach((_, i) => this.#paintRow(i))
     this.#select(this.#word, false)
   }
 
   disconnectedCallback() {
-    if (this.#s) this.#finish()
+    if (this.upgraded) this.#finish()
   }
 
   get word() {
     return this.#word
   }
   set word(i) {
-    if (!Number.isInteger(i) || i < 0 || i >= this.#s.hindi.length) {
-      throw new RangeError(`word must be 0..${this.#s.hindi.length - 1}, got ${i}`)
+    if (!Number.isInteger(i) || i < 0 || i >= this.state.hindi.length) {
+      throw new RangeError(`word must be 0..${this.state.hindi.length - 1}, got ${i}`)
     }
     this.#finish()
     this.#select(i)
@@ -91,14 +55,15 @@ export class TranslateLookbackElement extends HTMLElement {
     return this.#sure[this.#word]
   }
   set sure(v) {
-    this.#ui.range.value = String(v)
-    this.#setSure(Number(this.#ui.range.value))
+    const range = this.target('sure')
+    range.value = String(v)
+    this.#setSure(Number(range.value))
   }
   get attention() {
     return this.#attention
   }
   set attention(on) {
-    this.#ui.noattn.checked = !on
+    this.target('noattn').checked = !on
     this.#onSwitch()
   }
 
@@ -106,24 +71,26 @@ export class TranslateLookbackElement extends HTMLElement {
    * reader prefers reduced motion: everything is written at once). */
   play() {
     this.#finish()
-    const n = this.#s.hindi.length
-    if (matchMedia('(prefers-reduced-motion: reduce)').matches) {
+    const n = this.state.hindi.length
+    const words = this.targets('word')
+    const rows = this.targets('row')
+    if (reducedMotion()) {
       this.#select(n - 1, false)
       this.#sayDone()
       return
     }
-    this.#ui.words.forEach((b) => b.setAttribute('data-written', 'false'))
-    this.#ui.rows.forEach((r) => r.setAttribute('data-lit', 'false'))
+    words.forEach((b) => b.setAttribute('data-written', 'false'))
+    rows.forEach((r) => r.setAttribute('data-lit', 'false'))
     for (let i = 0; i < n; i++) {
       this.#later(i * STEP_MS, () => {
-        this.#select(i)
-        if (this.#attention) this.#ui.beams.animate(REACH, {duration: REACH_MS, easing: 'ease-in'})
+        this.#select(i, false)
+        if (this.#attention) this.target('beams').animate(REACH, {duration: REACH_MS, easing: 'ease-in'})
       })
       this.#later(i * STEP_MS + REACH_MS, () => {
-        this.#ui.words[i].removeAttribute('data-written')
-        this.#ui.rows[i].removeAttribute('data-lit')
-        this.#ui.words[i].animate(APPEAR, {duration: 300, easing: 'ease-out'})
-        if (this.#attention) this.#ui.rows[i].animate(LIGHT, {duration: 400})
+        words[i].removeAttribute('data-written')
+        rows[i].removeAttribute('data-lit')
+        words[i].animate(APPEAR, {duration: 300, easing: 'ease-out'})
+        if (this.#attention) rows[i].animate(LIGHT, {duration: 400})
       })
     }
     this.#later(n * STEP_MS, () => {
@@ -132,134 +99,127 @@ export class TranslateLookbackElement extends HTMLElement {
     })
   }
 
-  #onClick = (event) => {
-    const word = event.target.closest('[data-tl-word]')
-    if (word) {
-      this.#finish()
-      this.#select(Number(word.getAttribute('data-tl-word')))
-    } else if (event.target.closest('[data-tl="play"]')) {
-      this.play()
-    }
-  }
-
-  #onInput = () => this.#setSure(Number(this.#ui.range.value))
-
-  #onSwitch = () => {
+  #onSwitch() {
     this.#finish()
-    this.#attention = !this.#ui.noattn.checked
+    this.#attention = !this.target('noattn').checked
     const off = !this.#attention
-    this.#ui.beams.hidden = off
-    this.#ui.beamsOff.hidden = !off
-    this.#ui.map.hidden = off
-    this.#ui.note.hidden = !off
-    this.#ui.badge.hidden = !off
-    this.#ui.range.disabled = off
+    this.target('beams').hidden = off
+    this.target('beams-off').hidden = !off
+    this.target('map').hidden = off
+    this.target('summary-map').hidden = !off
+    this.target('noattn-note').hidden = !off
+    this.target('summary-badge').hidden = !off
+    this.target('sure').disabled = off
     this.#select(this.#word)
   }
 
   #setSure(v) {
     this.#finish()
     this.#sure[this.#word] = v
-    this.#rows[this.#word] = alignmentRow(scale(this.#s.states[this.#word], v), this.#s.notes)
+    this.#rows[this.#word] = alignmentRow(scale(this.state.states[this.#word], v), this.state.notes)
     this.#paintRow(this.#word)
-    this.#update()
+    // The slider announces its own value text (below): the status line is only shown.
+    this.#update(false)
   }
 
-  /** Select word i: move the beams to it, then write its numbers. */
+  /** Select word i: move the beams to it, then write its numbers (and say them if `announce`). */
   #select(i, announce = true) {
-    const s = this.#s
-    const ui = this.#ui
+    const s = this.state
     this.#word = i
-    ui.words.forEach((b, k) => b.setAttribute('aria-pressed', String(k === i)))
-    ui.rows.forEach((r, k) => {
-      if (k === i) r.setAttribute('aria-current', 'true')
+    this.targets('word').forEach((b, k) => b.setAttribute('aria-pressed', String(k === i)))
+    for (const r of [...this.targets('row'), ...this.targets('summary-row')]) {
+      if (r.rowIndex - 1 === i) r.setAttribute('aria-current', 'true')
       else r.removeAttribute('aria-current')
-    })
+    }
     const xw = ((i + 0.5) / s.hindi.length) * 100
-    ui.lines.forEach((line, j) => {
+    const labels = this.targets('beam-label')
+    this.targets('beam').forEach((line, j) => {
       const xn = ((j + 0.5) / s.english.length) * 100
       line.setAttribute('x1', xn)
       line.setAttribute('x2', xw)
-      ui.labels[j].style.left = `${xn + T * (xw - xn)}%`
-      ui.labels[j].style.top = `${T * 100}%`
+      labels[j].style.left = `${xn + T * (xw - xn)}%`
+      labels[j].style.top = `${T * 100}%`
     })
-    ui.sureWord.replaceChildren(...hindiWord(s.hindi[i]))
-    ui.ctxWord.replaceChildren(...hindiWord(s.hindi[i]))
-    ui.range.value = String(this.#sure[i])
+    const h = s.hindi[i]
+    if (this.#attention) {
+      write(this.target('sure-help'), 'multiplies the decoder state ', bold('q'), ' of ', ...hindiWord(h))
+      write(this.target('context-label'), 'context vector for ', ...hindiWord(h))
+    } else {
+      // The slider is greyed: it scales the scores, and without attention there are none.
+      write(this.target('sure-help'), 'not used without attention: there are no scores to sharpen')
+      write(this.target('context-label'), 'what ', ...hindiWord(h), ' is handed, the summary')
+    }
+    this.target('sure').value = String(this.#sure[i])
     this.#update(announce)
   }
 
-  /** Write the selected word's numbers everywhere they show, then announce and emit. */
-  #update(announce = true) {
-    const s = this.#s
-    const ui = this.#ui
+  /** Write the selected word's numbers everywhere they show; say or show the status; emit. */
+  #update(announce) {
+    const s = this.state
     const i = this.#word
     const w = this.#rows[i]
     const sure = this.#sure[i]
     const c = this.#attention ? context(w, s.notes) : s.summary
-    ui.lines.forEach((line, j) => {
+    const shares = this.targets('beam-share')
+    this.targets('beam').forEach((line, j) => {
       line.setAttribute('stroke-width', (1.5 + 10 * w[j]).toFixed(2))
       line.setAttribute('stroke-opacity', (0.18 + 0.82 * w[j]).toFixed(3))
-      setText(ui.labels[j], fmt(w[j]))
+      write(shares[j], fmt(w[j]))
     })
-    ui.ctx.forEach((el, k) => setText(el, fmt(c[k])))
-    setText(ui.value, fmt(sure, 1))
-    ui.range.setAttribute('aria-valuetext', `${fmt(sure, 1)} times the decoder state`)
+    this.targets('c').forEach((el, k) => write(el, fmt(c[k])))
+    const last = s.english.at(-1)
     const h = s.hindi[i]
-    const said = this.#attention
-      ? s.english.map((e, j) => `${e} ${fmt(w[j])}`).join(', ')
-      : `the same summary as every word, h ${s.english.at(-1)} = (${s.summary.join(', ')})`
-    if (announce) this.#say(h.word, ` (${h.translit}): ${said}`)
-    this.#emit()
+    const range = this.target('sure')
+    let said
+    if (this.#attention) {
+      said = s.english.map((e, j) => `${e} ${fmt(w[j])}`).join(', ')
+      write(this.target('sure-value'), fmt(sure, 1))
+      range.setAttribute('aria-valuetext', `${fmt(sure, 1)} times the state: ${said}`)
+    } else {
+      said = `no look back; it is handed the same summary as every word, the last note: the one for “${last}”`
+      write(this.target('sure-value'), 'off')
+      range.setAttribute('aria-valuetext', 'not used without attention')
+    }
+    const parts = [hi(h.word), ` (${h.translit}): ${said}`]
+    if (announce) this.say(...parts)
+    else this.show(...parts)
+    this.emit('update', {
+      word: i,
+      sure,
+      weights: this.#attention ? w.slice() : null,
+      attention: this.#attention,
+    })
   }
 
   #paintRow(i) {
-    this.#ui.cells[i].forEach((td, j) => {
+    const cells = this.targets('row')[i].querySelectorAll('td')
+    cells.forEach((td, j) => {
       const w = this.#rows[i][j]
-      setText(td, fmt(w))
+      write(td, fmt(w))
       td.style.setProperty('--w', w.toFixed(3))
     })
   }
 
-  #say(word, text) {
-    setText(this.#ui.statusWord, word)
-    setText(this.#ui.statusText, text)
-  }
-
   #sayDone() {
-    const s = this.#s
+    const s = this.state
     const said = this.#attention
       ? 'Each word looked back at the notes; the map bends.'
-      : 'Every word got the same summary; there is no map.'
+      : 'Every word was handed the same summary; there is no map.'
     const translit = s.hindi.map((h) => h.translit).join(' ')
-    this.#say(s.hindi.map((h) => h.word).join(' '), ` (${translit}) is written. ${said}`)
-  }
-
-  #emit() {
-    const detail = {
-      word: this.#word,
-      sure: this.#sure[this.#word],
-      weights: this.#attention ? this.#rows[this.#word].slice() : null,
-      attention: this.#attention,
-    }
-    this.dispatchEvent(new CustomEvent('translate-lookback:update', {bubbles: true, detail}))
+    this.say(hi(s.hindi.map((h) => h.word).join(' ')), ` (${translit}) is written. ${said}`)
   }
 
   #later(ms, fn) {
     this.#timers.push(setTimeout(fn, ms))
   }
 
-  #stop() {
-    this.#timers.forEach(clearTimeout)
-    this.#timers = []
-  }
-
   /** Cut an animation short: every word written, every row lit. */
   #finish() {
     if (!this.#timers.length) return
-    this.#stop()
-    this.#ui.words.forEach((b) => b.removeAttribute('data-written'))
-    this.#ui.rows.forEach((r) => r.removeAttribute('data-lit'))
+    this.#timers.forEach(clearTimeout)
+    this.#timers = []
+    this.targets('word').forEach((b) => b.removeAttribute('data-written'))
+    this.targets('row').forEach((r) => r.removeAttribute('data-lit'))
   }
 }
 
@@ -267,18 +227,17 @@ const REACH = [{clipPath: 'inset(100% 0 0 0)'}, {clipPath: 'inset(0 0 0 0)'}]
 const APPEAR = [{opacity: 0, transform: 'translateY(0.4rem)'}, {opacity: 1, transform: 'none'}]
 const LIGHT = [{opacity: 0.3}, {opacity: 1}]
 
-function setText(el, text) {
-  if (el.textContent !== text) el.textContent = text
-}
-
 function hindiWord(h) {
-  const hi = document.createElement('span')
-  hi.lang = 'hi'
-  hi.textContent = h.word
   const tr = document.createElement('i')
   tr.className = 'translit'
   tr.textContent = `(${h.translit})`
-  return [hi, ' ', tr]
+  return [hi(h.word), ' ', tr]
 }
 
-TranslateLookbackElement.define()
+function bold(text) {
+  const b = document.createElement('b')
+  b.textContent = text
+  return b
+}
+
+TranslateLookbackElement.define('translate-lookback')

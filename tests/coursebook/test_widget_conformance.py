@@ -1,0 +1,226 @@
+"""The kit's conformance test, server half: every registered widget, as every written section
+uses it, is held to the same rules (the browser half is tests/browser/test_widget_conformance.py):
+
+- its declared scripts and styles exist, and its element module defines its tag;
+- a written section uses it (a widget nothing uses is dead code);
+- its HTML is one element with a parseable state, its main control as a named target, a
+  fallback with a caption (a table's <caption>, a figure's <figcaption>), text alternatives for
+  its SVG, and no inline style or event handler; its scripts set none either;
+- if its scripts recompute numbers (they import math.js or another module of math), it declares
+  golden vectors and they are collected from its uses.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+
+from mathmachine.coursebook import cache, widgets
+from mathmachine.coursebook.model import CompiledSection, CompiledUnit, WidgetUse
+from mathmachine.coursebook.widgets._golden import collect
+
+STATIC = Path(widgets.__file__).resolve().parents[2] / "static"
+IMPORT = re.compile(r"""^\s*import\s[^;]*?\bfrom\s*['"](\.{1,2}/[^'"]+)['"]""", re.M | re.S)
+
+
+@dataclass(frozen=True)
+class Use:
+    unit: CompiledUnit
+    section: CompiledSection
+    widget: WidgetUse
+
+    @property
+    def html(self) -> str:
+        """The widget's element as the section's HTML holds it."""
+        html = self.section.html
+        start = html.index(f'<{self.widget.name} id="{self.widget.id}"')
+        end = html.index(f"</{self.widget.name}>", start) + len(self.widget.name) + 3
+        return html[start:end]
+
+
+def _units() -> list[CompiledUnit]:
+    root = cache.content_root()
+    return [cache.build_unit(folder) for folder in cache.unit_folders(root)]
+
+
+UNITS = _units()
+USES = [Use(u, s, w) for u in UNITS for s in u.sections for w in s.widgets]
+NAMES = widgets.names()
+
+
+def uses_of(name: str) -> list[Use]:
+    return [u for u in USES if u.widget.name == name]
+
+
+def spec(name: str) -> widgets.Widget:
+    found = widgets.get(name)
+    assert found is not None
+    return found
+
+
+def imports(path: str, seen: set[str] | None = None) -> set[str]:
+    """Static paths of every module `path` imports, transitively."""
+    seen = set() if seen is None else seen
+    source = (STATIC / path).read_text(encoding="utf-8")
+    for rel in IMPORT.findall(source):
+        target = (Path(path).parent / rel).as_posix()
+        target = str(Path(target)).replace("\\", "/")
+        parts: list[str] = []
+        for part in target.split("/"):
+            if part == "..":
+                parts.pop()
+            elif part != ".":
+                parts.append(part)
+        norm = "/".join(parts)
+        if norm not in seen:
+            seen.add(norm)
+            imports(norm, seen)
+    return seen
+
+
+Attrs = dict[str, str | None]
+
+
+class Markup(HTMLParser):
+    """Elements of a fragment: (tag, attrs, ancestors as (tag, attrs))."""
+
+    VOID = frozenset({"br", "col", "hr", "img", "input", "link", "meta", "source", "wbr"})
+
+    def __init__(self, html: str) -> None:
+        super().__init__(convert_charrefs=True)
+        self.stack: list[tuple[str, Attrs]] = []
+        self.elements: list[tuple[str, Attrs, tuple[tuple[str, Attrs], ...]]] = []
+        self.state: list[str] = []
+        self._in_state = False
+        self.feed(html)
+        self.close()
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        a = dict(attrs)
+        self.elements.append((tag, a, tuple(self.stack)))
+        self._in_state = tag == "script" and "data-state" in a
+        if tag not in self.VOID:
+            self.stack.append((tag, a))
+
+    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.elements.append((tag, dict(attrs), tuple(self.stack)))
+
+    def handle_endtag(self, tag: str) -> None:
+        if any(t == tag for t, _ in self.stack):
+            while self.stack.pop()[0] != tag:
+                pass
+        self._in_state = False
+
+    def handle_data(self, data: str) -> None:
+        if self._in_state:
+            self.state.append(data)
+
+    def tags(self, tag: str) -> list[tuple[Attrs, tuple[tuple[str, Attrs], ...]]]:
+        return [(a, up) for t, a, up in self.elements if t == tag]
+
+
+def test_the_registry_holds_the_unit_widgets() -> None:
+    assert "translate-lookback" in NAMES
+    assert widgets.import_failures() == {}
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_declared_files_exist_and_the_element_defines_its_tag(name: str) -> None:
+    w = spec(name)
+    for path in (*w.scripts, *w.styles):
+        assert (STATIC / path).is_file(), f"{name} declares {path}, missing from mathmachine/static"
+    element = (STATIC / w.scripts[0]).read_text(encoding="utf-8")
+    assert re.search(rf"""\.define\(\s*['"]{re.escape(name)}['"]\s*\)""", element), (
+        f"{w.scripts[0]} (the first script {name} declares) must define <{name}>: "
+        f"XElement.define('{name}')"
+    )
+    assert re.search(r"""from\s*['"]\./kit\.js['"]""", element), f"{name} must build on kit.js"
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_a_written_section_uses_it(name: str) -> None:
+    assert uses_of(name), f"{name} is registered but no written section uses it"
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_scripts_set_no_inline_handler_or_style_and_write_no_markup(name: str) -> None:
+    for path in {*spec(name).scripts, *imports(spec(name).scripts[0])}:
+        source = (STATIC / path).read_text(encoding="utf-8")
+        for pattern, what in (
+            (r"\.on[a-z]+\s*=(?!=)", "an on<event> property (use addEventListener / kit on())"),
+            (r"""setAttribute\(\s*['"](?:on[a-z]+|style)['"]""", "an inline handler or style"),
+            (r"\.(?:inner|outer)HTML\s*=|insertAdjacentHTML", "markup from strings"),
+            (r"\.style\.cssText\s*=|\beval\(|new Function\(", "cssText / eval"),
+        ):
+            assert not re.search(pattern, source), f"{path} sets {what}"
+
+
+@pytest.mark.parametrize(
+    "use", USES, ids=lambda u: f"{u.widget.name}-§{u.section.number}-{u.widget.id}"
+)
+def test_server_html_is_its_element_with_state_control_and_a_captioned_fallback(use: Use) -> None:
+    w = spec(use.widget.name)
+    html = use.html
+    assert use.widget.scripts == w.scripts and use.widget.styles == w.styles
+    assert set(w.scripts) <= set(use.section.scripts) and set(w.styles) <= set(use.section.styles)
+    m = Markup(html)
+    root, _ = m.tags(use.widget.name)[0]
+    assert root["id"] == use.widget.id and "data-kit" in root
+    assert m.state, "no <script type=application/json data-state>"
+    json.loads("".join(m.state))
+    for tag, a, _ in m.elements:
+        bad = [k for k in a if k == "style" or k.startswith("on")]
+        assert not bad, f"<{tag}> has inline {bad} (the CSP forbids them)"
+    targets = [str(a.get("data-target", "")).split() for _, a, _ in m.elements]
+    assert any(w.control in t for t in targets), f"no data-target={w.control!r} (the control)"
+    tables, figures = m.tags("table"), m.tags("figure")
+    assert tables or figures, "no fallback: a table of the numbers or a static figure"
+    assert [up[-1][0] for _, up in m.tags("caption")] == ["table"] * len(tables), (
+        "every table needs a <caption>"
+    )
+    assert [up[-1][0] for _, up in m.tags("figcaption")] == ["figure"] * len(figures), (
+        "every figure needs a <figcaption>"
+    )
+    for a, _ in m.tags("svg"):
+        if a.get("role") == "img":
+            assert a.get("aria-labelledby") or a.get("aria-label"), "an img SVG needs a name"
+        else:
+            assert a.get("aria-hidden") == "true", "an SVG is either role=img or aria-hidden"
+    # Without JavaScript no control may be on show: controls live in parts marked data-js.
+    for tag in ("button", "input", "select", "textarea"):
+        for a, up in m.tags(tag):
+            live_only = any("data-js" in b for _, b in up)
+            in_form = any(t == "form" and b.get("action") for t, b in up)
+            assert live_only or in_form, f"<{tag}> {a} shows without JavaScript and does nothing"
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_golden_vectors_if_it_recomputes(name: str) -> None:
+    w = spec(name)
+    modules = {p for s in w.scripts for p in imports(s)}
+    math = {p for p in modules if Path(p).stem.endswith("math")}
+    if not math and w.golden is None:
+        return  # computes nothing on the client (the server sends every number)
+    assert w.golden is not None, f"{name} imports {sorted(math)}: declare golden vectors"
+    groups = collect()[name]
+    assert groups, f"{name} declares golden vectors but none were collected from its uses"
+    assert {g["module"] for g in groups} <= modules, "golden vectors for a module it never loads"
+    assert {g["source"] for g in groups} == {
+        f"{u.unit.slug} §{u.section.number} #{u.widget.id}" for u in uses_of(name)
+    }
+
+
+def test_the_checks_can_fail() -> None:
+    """The rules above do catch a widget that breaks them."""
+    bad = Markup('<x-y id="a" data-kit><p style="color:red" onclick="f()">x</p></x-y>')
+    assert [k for _, a, _ in bad.elements for k in a if k == "style" or k.startswith("on")] == [
+        "style",
+        "onclick",
+    ]
+    assert not bad.state and not bad.tags("table")
+    assert imports("widgets/translate-lookback.js") == {"widgets/kit.js", "widgets/math.js"}
