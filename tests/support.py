@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import ast
+import os
+import subprocess
+import sys
 import threading
 import uuid
 from collections.abc import Callable
@@ -12,6 +16,8 @@ from django.db import connection
 
 REPO = Path(__file__).resolve().parents[1]
 UNIT18 = REPO / "content" / "units" / "18-attention-and-transformers"
+# A secret key that passes `check --deploy` (tests only).
+STRONG_KEY = "x7#Kp2!vQ9zL@m4$Rt8^Wn3&Yb6*Hc1(Jd5)Fg0_Se-Ua+Ie=Oo~Pq,Lr.Mk?Nj"
 
 # Debian's Chromium, driven by Playwright through executable_path (browser tests and bench/).
 CHROMIUM = Path("/usr/bin/chromium")
@@ -79,3 +85,37 @@ def unit18_examples() -> dict[str, Any]:
     from mathmachine.coursebook.passes.load import load_figures
 
     return load_figures(UNIT18, 18).examples
+
+
+def manage(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    """``manage.py *args`` in a fresh process on the production settings, with ``env`` set
+    (and none of the deployment variables of the shell running the tests)."""
+    environ = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in {"DJANGO_SECRET_KEY", "ALLOWED_HOSTS", "REDIS_URL", "PYTEST_XDIST_WORKER"}
+    }
+    environ.update(DJANGO_SETTINGS_MODULE="mathmachine.web.settings.production", **env)
+    return subprocess.run(
+        [sys.executable, "manage.py", *args],
+        cwd=REPO,
+        env=environ,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def setting_value(expr: str, **env: str) -> str:
+    """``print(expr)`` over ``django.conf.settings`` in such a process."""
+    code = f"from django.conf import settings; print({expr})"
+    result = manage("shell", "--no-imports", "-c", code, **env)
+    assert result.returncode == 0, result.stderr
+    return result.stdout.strip()
+
+
+def redis_cache_settings(url: str) -> dict[str, Any]:
+    """The CACHES that the production settings build for ``REDIS_URL=url``."""
+    return ast.literal_eval(
+        setting_value("settings.CACHES", DJANGO_SECRET_KEY=STRONG_KEY, REDIS_URL=url)
+    )

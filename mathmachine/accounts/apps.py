@@ -6,4 +6,4 @@ class AccountsConfig(AppConfig):
     verbose_name = "Learner accounts"
 
     def ready(self) -> None:
-        from . import signals  # noqa: F401  (connects the progress claim to user_logged_in)
+        from . import checks, signals  # noqa: F401  (the deploy check; the progress claim)

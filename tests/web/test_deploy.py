@@ -2,42 +2,14 @@
 
 from __future__ import annotations
 
-import os
 import re
 import socket
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 from django.test import Client
-
-REPO = Path(__file__).resolve().parents[2]
-STRONG_KEY = "x7#Kp2!vQ9zL@m4$Rt8^Wn3&Yb6*Hc1(Jd5)Fg0_Se-Ua+Ie=Oo~Pq,Lr.Mk?Nj"
-
-
-def _manage(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
-    environ = {
-        k: v
-        for k, v in os.environ.items()
-        if k not in {"DJANGO_SECRET_KEY", "ALLOWED_HOSTS", "REDIS_URL", "PYTEST_XDIST_WORKER"}
-    }
-    environ.update(DJANGO_SETTINGS_MODULE="mathmachine.web.settings.production", **env)
-    return subprocess.run(
-        [sys.executable, "manage.py", *args],
-        cwd=REPO,
-        env=environ,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-
-
-def _setting(expr: str, **env: str) -> str:
-    code = f"from django.conf import settings; print({expr})"
-    result = _manage("shell", "--no-imports", "-c", code, **env)
-    assert result.returncode == 0, result.stderr
-    return result.stdout.strip()
+from support import STRONG_KEY
+from support import manage as _manage
+from support import setting_value as _setting
 
 
 def test_check_deploy_passes_with_production_settings() -> None:
@@ -48,9 +20,23 @@ def test_check_deploy_passes_with_production_settings() -> None:
         "WARNING",
         DJANGO_SECRET_KEY=STRONG_KEY,
         ALLOWED_HOSTS="example.com",
+        REDIS_URL="redis://127.0.0.1:6379/0",  # not contacted: the check reads the settings
     )
     assert result.returncode == 0, result.stdout + result.stderr
     assert "no issues" in result.stdout
+
+
+def test_check_deploy_refuses_a_per_process_cache() -> None:
+    """Issue 10, failure 2: with a per-process cache, each worker counts failed sign-ins on its
+    own (12 wrong passwords over 3 workers locked only 3 times). Production must share one."""
+    result = _manage(
+        "check", "--deploy", DJANGO_SECRET_KEY=STRONG_KEY, ALLOWED_HOSTS="example.com"
+    )  # fmt: skip
+    output = result.stdout + result.stderr
+    assert result.returncode != 0, output
+    assert "accounts.E001" in output
+    assert "REDIS_URL" in output
+    assert "LocMemCache" in output
 
 
 def test_check_deploy_fails_with_a_weak_secret_key() -> None:

@@ -109,13 +109,22 @@ def make_folders(*folders: Path) -> None:
             ) from exc
 
 
-# Cache: allauth's rate limits (failed sign-ins) count in it. LocMemCache is per process: right
-# for one process (make run, tests). With several processes or hosts set REDIS_URL
-# (e.g. redis://127.0.0.1:6379/0) so every process sees the same counts (docs/accounts.md).
+# Cache: allauth's rate limits (failed sign-ins) count in it, so every process serving the site
+# must share it (docs/accounts.md). REDIS_URL (e.g. redis://127.0.0.1:6379/0) gives Redis, through
+# a backend that degrades instead of failing while Redis is down (mathmachine/web/cache.py).
+# Without it, LocMemCache: per process, right for one process (make run, tests); `check --deploy`
+# refuses it for production (accounts.E001).
 REDIS_URL = os.environ.get("REDIS_URL", "")
 CACHES = {
     "default": (
-        {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}
+        {
+            "BACKEND": "mathmachine.web.cache.ResilientRedisCache",
+            "LOCATION": REDIS_URL,
+            # A Redis that hangs costs at most this long, then is skipped for a few seconds.
+            "OPTIONS": {"socket_connect_timeout": 0.5, "socket_timeout": 0.5},
+            # Several sites (or test runs) may share one Redis: keep their keys apart.
+            "KEY_PREFIX": os.environ.get("CACHE_KEY_PREFIX", "mathmachine"),
+        }
         if REDIS_URL
         else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "mathmachine"}
     )
@@ -146,13 +155,21 @@ ACCOUNT_EMAIL_SUBJECT_PREFIX = "[The Math Behind the Machine] "
 ACCOUNT_LOGOUT_ON_PASSWORD_CHANGE = False
 ACCOUNT_PREVENT_ENUMERATION = True
 ACCOUNT_RATE_LIMITS = {
-    # 5 failed sign-ins for one email address in 5 minutes (or 10 a minute from one IP) pause
-    # signing in; the form says so (AccountAdapter.error_messages).
-    "login_failed": "10/m/ip,5/5m/key",
-    "login": "30/m/ip",
-    "signup": "20/m/ip",
+    # Failed sign-ins, per email address: 5 in 5 minutes pause signing in with that address.
+    "login_failed": "5/5m/key",
+    # ... and per client address (a whole college may share one): 60 failures in 10 minutes
+    # pause sign-ins from that address. Each pause has its own message (accounts/adapter.py).
+    "login_failed_network": "60/10m/ip",
+    # Every sign-in, sign-up and reset request, per client address: a classroom at once fits.
+    "login": "120/m/ip",
+    "signup": "100/10m/ip",
     "reset_password": "20/m/ip,5/m/key",
 }
+# How many reverse proxies of ours stand in front of the app (nginx: 1). The client address the
+# rate limits count is the one the outermost of them saw (mathmachine/web/clientip.py); 0 ignores
+# X-Forwarded-For, which a client could otherwise fill with a fresh address for every request.
+TRUSTED_PROXY_COUNT = int(os.environ.get("TRUSTED_PROXY_COUNT", "0"))
+ALLAUTH_TRUSTED_PROXY_COUNT = TRUSTED_PROXY_COUNT
 DEFAULT_FROM_EMAIL = os.environ.get(
     "DEFAULT_FROM_EMAIL", "The Math Behind the Machine <hello@localhost>"
 )
