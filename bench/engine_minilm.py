@@ -19,17 +19,25 @@ shapes, same weights) and that floor over PyTorch's minimum (the best ratio nump
 if nothing else took time), and the largest difference between the two models' last hidden
 states. Figures are printed, never asserted.
 
+Then, without PyTorch, what each lean inference kernel buys (the rule: a lean kernel stays only
+where this shows it pays): the same stack run as inference (``for_backward=False``: every lean
+kernel), then with one kernel at a time replaced by the forward training uses (ops.TRAIN's),
+then unfused Q/K/V, then the whole training forward (``for_backward=True``, every cache kept).
+Each is printed as its minimum time and its ratio to inference (> 1: the lean kernel pays).
+
 Run from anywhere: the repository root is put first on sys.path, so the engine imported is this
 checkout's (checked below), whichever Python runs the script.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import statistics
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -38,6 +46,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import mathmachine  # noqa: E402
+from mathmachine.engine import encoder_stack_forward, ops  # noqa: E402
 from mathmachine.engine.pretrained import load_minilm, model_dir  # noqa: E402
 
 assert Path(mathmachine.__file__).resolve().parent.parent == ROOT, mathmachine.__file__
@@ -102,6 +111,54 @@ def matmul_floor_ms(model: object, n: int, rounds: int = 20) -> float:
     return min(seconds(products) for _ in range(rounds)) * 1e3
 
 
+@contextmanager
+def inference_kernels(**swap: object) -> Iterator[None]:
+    """Run inference with some of ops.INFER's kernels replaced (ops.TRAIN's, say)."""
+    lean = ops.INFER
+    ops.INFER = dataclasses.replace(lean, **swap)  # type: ignore[arg-type]
+    try:
+        yield
+    finally:
+        ops.INFER = lean
+
+
+def lean_kernels(model: object, texts: dict[int, str]) -> None:
+    """Minimum time of MiniLM's six layers with each lean kernel taken out, one at a time."""
+    layers = model.layers  # type: ignore[attr-defined]
+    unfused = [{k: v for k, v in p.items() if not k.endswith("qkv")} for p in layers]
+    style = {"n_heads": 12, "pre_norm": False, "eps": 1e-12}
+
+    def stack(ls: list, for_backward: bool = False, **swap: object) -> Callable[[], object]:
+        def run() -> object:
+            with inference_kernels(**swap):
+                return encoder_stack_forward(x, ls, **style, for_backward=for_backward)
+
+        return run
+
+    print("\nthe lean inference kernels: minimum ms of the six layers (and / inference)")
+    variants = {
+        "inference": stack(layers),
+        "LN forward": stack(layers, layer_norm=ops.TRAIN.layer_norm),
+        "FFN forward": stack(layers, feed_forward=ops.TRAIN.feed_forward),
+        "unfused QKV": stack(unfused),
+        "training": stack(layers, for_backward=True),
+    }
+    print(f"{'tokens':>6}  " + "  ".join(f"{name:>17}" for name in variants))
+    for n, text in texts.items():
+        x = model.run(text).hidden[0]  # type: ignore[attr-defined]
+        times: dict[str, list[float]] = {name: [] for name in variants}
+        for fn in variants.values():
+            fn()
+        for r in range(ROUNDS[n] // 2):
+            order = list(variants.items())
+            for name, fn in order if r % 2 else order[::-1]:
+                times[name].append(seconds(fn))
+        base = min(times["inference"])
+        cells = [f"{min(t) * 1e3:.2f} ({min(t) / base:.2f})" for t in times.values()]
+        print(f"{n:>6}  " + "  ".join(f"{c:>17}" for c in cells))
+    print("LN / FFN forward: the training forward's LayerNorm / feed-forward (exact-series GELU)")
+
+
 def main() -> None:
     load = os.getloadavg()[0]
     print(f"load average {load:.1f} on {os.cpu_count()} cores (figures are noisy when it is high)")
@@ -164,6 +221,7 @@ def main() -> None:
     print(
         "floor: OpenBLAS alone on the forward's 36 dense products (no bias, attention, GELU, norms)"
     )
+    lean_kernels(model, texts)
 
 
 if __name__ == "__main__":

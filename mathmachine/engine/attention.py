@@ -1,4 +1,4 @@
-"""Scaled dot-product and multi-head attention, with hand-written backward (Unit 18 §3–§7, §10–§12).
+"""Scaled dot-product and multi-head attention, checked for callers (Unit 18 §3–§7, §10–§12).
 
 Vaswani et al. (2017), "Attention Is All You Need":
 
@@ -12,12 +12,13 @@ weight is exactly 0; a query row with nothing it may look at is a ValueError, ne
 
 Shapes: q [..., n_q, d_k], k [..., n_k, d_k], v [..., n_k, d_v]; the leading axes broadcast.
 Multi-head weights are [..., heads, n_q, n_k]. Weight convention y = x W + b, W [d_in, d_out].
-Ops convention (``foo`` / ``foo_forward`` / ``foo_backward``): see :mod:`.layers`.
+Naming rule (``foo`` / ``foo_forward`` / ``foo_backward``): see :mod:`.layers`. The math,
+forward and backward, is :mod:`.ops`; this module adds the masks, the counts, the fused Q/K/V
+weights and the checks.
 """
 
 from __future__ import annotations
 
-import math
 import weakref
 from collections.abc import Mapping
 from typing import Any
@@ -25,21 +26,16 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from .layers import (
-    Array,
-    Cache,
-    Params,
-    _linear,
-    _linear_grads,
+from . import ops
+from ._checks import (
     check_grad,
     check_output,
     float_array,
     optional_param,
     param_array,
     run_checked,
-    unbroadcast,
 )
-from .softmax import softmax_inplace, softmax_rows_fast
+from ._types import Array, Cache, Params
 
 __all__ = [
     "MHA_KEYS",
@@ -143,7 +139,7 @@ def padding_mask(lengths: ArrayLike, n: int) -> NDArray[np.bool_]:
 # scaled dot-product attention
 
 
-def _check_mask(mask: ArrayLike, score_shape: tuple[int, ...]) -> NDArray[np.bool_]:
+def check_mask(mask: ArrayLike, score_shape: tuple[int, ...]) -> NDArray[np.bool_]:
     m = np.asarray(mask)
     if m.dtype != np.bool_:
         raise ValueError(f"mask must be boolean (True = may look), got dtype {m.dtype}")
@@ -162,95 +158,6 @@ def _check_mask(mask: ArrayLike, score_shape: tuple[int, ...]) -> NDArray[np.boo
             "(a fully masked row has no softmax)"
         )
     return m
-
-
-def _add_scores(s: Array, extra: Array) -> Array:
-    """s + extra, in place when the sum has s's shape (s is always a fresh array of ours)."""
-    if np.broadcast_shapes(s.shape, extra.shape) == s.shape:
-        s += extra
-        return s
-    return s + extra
-
-
-def _mask_bias(mask: NDArray[np.bool_], dtype: np.dtype[np.floating]) -> Array:
-    """0 where the mask allows a look, -inf where not: adding it to the scores masks them.
-
-    s + 0 is s and s + (-inf) is -inf, so this gives the same weights as np.where(mask, s, -inf)
-    (the sign of a zero score can change, which no weight can see), at mask size instead of
-    score size: np.where's loop does not vectorise and costs ~3.5 ns a score.
-    """
-    bias = np.zeros(mask.shape, dtype=dtype)
-    bias[~mask] = -np.inf
-    return bias
-
-
-def _attention_weights(
-    q: Array,
-    k: Array,
-    mask: NDArray[np.bool_] | None,
-    bias: Array | None,
-    out: Array | None = None,
-    *,
-    fast: bool = False,
-) -> Array:
-    """softmax(q k^T / sqrt(d_k) + bias, masked) [..., n_q, n_k], from trusted inputs.
-
-    The scores are computed straight into ``out`` when given (the caller allocated it with the
-    weights' final shape, e.g. a slice of the stacked maps of a whole encoder), scaled, masked
-    and turned into weights in place: one score-sized array, no copies. ``fast=True``
-    (inference) uses :func:`.softmax.softmax_rows_fast`, equal to rounding; otherwise the
-    softmax is bit for bit :func:`.softmax.softmax`'s.
-    """
-    scale = q.dtype.type(1.0 / math.sqrt(q.shape[-1]))
-    kt = np.swapaxes(k, -1, -2)
-    direct = out is not None and out.shape == (
-        *np.broadcast_shapes(q.shape[:-2], k.shape[:-2]),
-        q.shape[-2],
-        k.shape[-2],
-    )
-    s = np.matmul(q, kt, out=out) if direct else q @ kt  # [..., n_q, n_k]
-    s *= scale
-    if bias is not None:
-        s = _add_scores(s, bias)
-    if mask is not None:
-        s = _add_scores(s, _mask_bias(mask, s.dtype))  # masked weights come out exactly 0
-    w = softmax_rows_fast(s) if fast else softmax_inplace(s)
-    if out is not None and w is not out:
-        np.copyto(out, w)
-        w = out
-    return w
-
-
-def _attention_fwd(
-    q: Array, k: Array, v: Array, mask: NDArray[np.bool_] | None, bias: Array | None
-) -> tuple[Array, Cache]:
-    w = _attention_weights(q, k, mask, bias)
-    out = w @ v  # [..., n_q, d_v]
-    return out, {
-        "q": q,
-        "k": k,
-        "v": v,
-        "weights": w,
-        "scale": q.dtype.type(1.0 / math.sqrt(q.shape[-1])),
-        "bias_shape": None if bias is None else bias.shape,
-        "shape": out.shape,
-    }
-
-
-def _attention_bwd(dout: Array, c: Cache) -> tuple[Array, Array, Array, Array | None]:
-    q, k, v, w, scale = c["q"], c["k"], c["v"], c["weights"], c["scale"]
-    dv = np.swapaxes(w, -1, -2) @ dout  # [..., n_k, d_v]
-    dw = dout @ np.swapaxes(v, -1, -2)  # [..., n_q, n_k]
-    ds = w * (dw - np.sum(dw * w, axis=-1, keepdims=True))  # softmax slope; 0 where masked
-    dq = (ds @ k) * scale
-    dk = (np.swapaxes(ds, -1, -2) @ q) * scale
-    dbias = None if c["bias_shape"] is None else unbroadcast(ds, c["bias_shape"])
-    return (
-        unbroadcast(dq, q.shape),
-        unbroadcast(dk, k.shape),
-        unbroadcast(dv, v.shape),
-        dbias,
-    )
 
 
 def attention_forward(
@@ -277,7 +184,7 @@ def attention_forward(
             f"the leading (batch) axes of q {qa.shape}, k {ka.shape}, v {va.shape} do not match"
         ) from None
     score_shape = (*lead, qa.shape[-2], ka.shape[-2])
-    m = None if mask is None else _check_mask(mask, score_shape)
+    m = None if mask is None else check_mask(mask, score_shape)
     ba = None
     if bias is not None:
         ba = float_array(bias, "bias")
@@ -287,7 +194,7 @@ def attention_forward(
             raise ValueError(
                 f"bias of shape {ba.shape} does not fit the scores {score_shape}"
             ) from None
-    out, cache = _attention_fwd(qa, ka, va, m, ba)
+    out, cache = ops.attention_forward(qa, ka, va, m, ba)
     check_output(out, "attention", {})
     return out, cache
 
@@ -312,7 +219,7 @@ def attention(
 
 def attention_backward(dout: ArrayLike, cache: Cache) -> tuple[Array, Array, Array, Array | None]:
     """(dq, dk, dv, dbias); dbias is None when no bias was given. Shapes as the inputs."""
-    return _attention_bwd(check_grad(dout, cache["shape"], "attention"), cache)
+    return ops.attention_backward(check_grad(dout, cache["shape"], "attention"), cache)
 
 
 # --------------------------------------------------------------------------------------------
@@ -322,14 +229,13 @@ def attention_backward(dout: ArrayLike, cache: Cache) -> tuple[Array, Array, Arr
 def split_heads(x: ArrayLike, n_heads: int) -> Array:
     """[..., n, h * d_k] -> [..., h, n, d_k] (head i takes columns i*d_k .. (i+1)*d_k - 1)."""
     xa = np.asarray(x)
-    d_k = head_dim(xa.shape[-1], n_heads)
-    return np.swapaxes(xa.reshape(*xa.shape[:-1], n_heads, d_k), -2, -3)
+    head_dim(xa.shape[-1], n_heads)
+    return ops.split_heads(xa, n_heads)
 
 
 def merge_heads(x: ArrayLike) -> Array:
     """[..., h, n, d_k] -> [..., n, h * d_k]: the concatenation of the heads."""
-    xa = np.swapaxes(np.asarray(x), -2, -3)
-    return xa.reshape(*xa.shape[:-2], xa.shape[-2] * xa.shape[-1])
+    return ops.merge_heads(np.asarray(x))
 
 
 #: id(W_qkv) -> (weak reference to W_qkv, weak references to the arrays fuse_qkv made from it:
@@ -449,71 +355,6 @@ def mha_params(
     return p
 
 
-def _mha_fwd(
-    xq: Array,
-    xkv: Array,
-    p: Mapping[str, Array | None],
-    n_heads: int,
-    mask: NDArray[np.bool_] | None,
-    *,
-    for_backward: bool = True,
-    weights_out: Array | None = None,
-) -> tuple[Array, Cache]:
-    """Multi-head attention from checked inputs. ``for_backward=False`` (inference) keeps only
-    ``{"weights", "shape"}``, writes the weights into ``weights_out`` when given (it must have
-    their shape) and the heads' outputs straight into their concatenation (no merge copy)."""
-    W_qkv = p.get("W_qkv")
-    if W_qkv is not None and xq is xkv:  # self-attention with fused weights: one product
-        qkv = _linear(xq, W_qkv, p["b_qkv"])
-        dm = p["W_q"].shape[1]  # type: ignore[union-attr]
-        q_, k_, v_ = qkv[..., :dm], qkv[..., dm : 2 * dm], qkv[..., 2 * dm :]
-    else:
-        q_ = _linear(xq, p["W_q"], p["b_q"])  # type: ignore[arg-type]
-        k_ = _linear(xkv, p["W_k"], p["b_k"])  # type: ignore[arg-type]
-        v_ = _linear(xkv, p["W_v"], p["b_v"])  # type: ignore[arg-type]
-    q, k, v = split_heads(q_, n_heads), split_heads(k_, n_heads), split_heads(v_, n_heads)
-    m = None if mask is None else mask[..., None, :, :]  # the same mask for every head
-    if not for_backward:
-        w = _attention_weights(q, k, m, None, weights_out, fast=True)  # [..., h, n_q, n_k]
-        lead = np.broadcast_shapes(w.shape[:-2], v.shape[:-2])  # [..., h]
-        shape = (*lead[:-1], w.shape[-2], lead[-1] * v.shape[-1])
-        merged = np.empty(shape, dtype=np.result_type(w, v))
-        np.matmul(w, v, out=split_heads(merged, n_heads))  # each head into its columns
-        out = _linear(merged, p["W_o"], p["b_o"])  # type: ignore[arg-type]
-        return out, {"weights": w, "shape": out.shape}
-    ctx, att = _attention_fwd(q, k, v, m, None)  # [..., h, n_q, d_k]
-    merged = merge_heads(ctx)  # [..., n_q, d_v_model]
-    out = _linear(merged, p["W_o"], p["b_o"])  # type: ignore[arg-type]
-    return out, {
-        "xq": xq,
-        "xkv": xkv,
-        "p": p,
-        "att": att,
-        "merged": merged,
-        "weights": att["weights"],
-        "n_heads": n_heads,
-        "shape": out.shape,
-    }
-
-
-def _mha_bwd(dout: Array, c: Cache) -> tuple[Array, Array, dict[str, Array]]:
-    p, h = c["p"], c["n_heads"]
-    dmerged, dW_o, db_o = _linear_grads(dout, c["merged"], p["W_o"], p["b_o"] is not None)
-    dq, dk, dv, _ = _attention_bwd(split_heads(dmerged, h), c["att"])
-    dxq, dW_q, db_q = _linear_grads(merge_heads(dq), c["xq"], p["W_q"], p["b_q"] is not None)
-    dxk, dW_k, db_k = _linear_grads(merge_heads(dk), c["xkv"], p["W_k"], p["b_k"] is not None)
-    dxv, dW_v, db_v = _linear_grads(merge_heads(dv), c["xkv"], p["W_v"], p["b_v"] is not None)
-    grads = {"W_q": dW_q, "W_k": dW_k, "W_v": dW_v, "W_o": dW_o}
-    for key, g in (("b_q", db_q), ("b_k", db_k), ("b_v", db_v), ("b_o", db_o)):
-        if g is not None:
-            grads[key] = g
-    return (
-        unbroadcast(dxq, c["xq"].shape),
-        unbroadcast(dxk + dxv, c["xkv"].shape),
-        grads,
-    )
-
-
 def mha_inputs(
     x_q: ArrayLike, x_kv: ArrayLike, mask: ArrayLike | None
 ) -> tuple[Array, Array, NDArray[np.bool_] | None]:
@@ -526,7 +367,7 @@ def mha_inputs(
         raise ValueError(
             f"the leading (batch) axes of x_q {xq.shape} and x_kv {xkv.shape} do not match"
         ) from None
-    m = None if mask is None else _check_mask(mask, (*lead, xq.shape[-2], xkv.shape[-2]))
+    m = None if mask is None else check_mask(mask, (*lead, xq.shape[-2], xkv.shape[-2]))
     return xq, xkv, m
 
 
@@ -540,7 +381,9 @@ def multi_head_attention_forward(
     """out [..., n_q, d_out] and a cache with ``cache["weights"]`` [..., heads, n_q, n_k]."""
     xq, xkv, m = mha_inputs(x_q, x_kv, mask)
     p = mha_params(params, xq.shape[-1], xkv.shape[-1], n_heads)
-    return run_checked("multi_head_attention", p, _mha_fwd, xq, xkv, p, n_heads, m)
+    return run_checked(
+        "multi_head_attention", p, ops.multi_head_attention_forward, xq, xkv, p, n_heads, m
+    )
 
 
 def multi_head_attention(
@@ -566,4 +409,6 @@ def multi_head_attention_backward(
     dout: ArrayLike, cache: Cache
 ) -> tuple[Array, Array, dict[str, Array]]:
     """(dx_q, dx_kv, dparams). For self-attention the gradient of x is dx_q + dx_kv."""
-    return _mha_bwd(check_grad(dout, cache["shape"], "multi_head_attention"), cache)
+    return ops.multi_head_attention_backward(
+        check_grad(dout, cache["shape"], "multi_head_attention"), cache
+    )

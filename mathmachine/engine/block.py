@@ -21,8 +21,11 @@ Parameters are flat dicts (easy to hand to an optimiser):
 Every b_* and every ln*_g / ln*_b is optional (absent = no bias / no gain). A block has
 4 d^2 + 2 d d_ff weights without biases and norms: 12 d^2 when d_ff = 4 d (d = 768 -> 7,077,888).
 
-Ops convention (``foo`` / ``foo_forward`` / ``foo_backward``): see :mod:`.layers`. The forward
-caches also keep every intermediate stage under ``cache["stages"]`` (for step-by-step widgets).
+Naming rule (``foo`` / ``foo_forward`` / ``foo_backward``): see :mod:`.layers`. Every block,
+pre- or post-LN, encoder or decoder, forward or backward, is composed in :mod:`.ops` from one
+sublayer (``ops.sublayer_forward``: x + f(LN(x)) or LN(x + f(x))); this module checks the
+parameters and builds the sublayers. The forward caches also keep every intermediate stage
+under ``cache["stages"]`` (for step-by-step widgets).
 """
 
 from __future__ import annotations
@@ -33,23 +36,12 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from .attention import MHA_KEYS, _check_mask, _mha_bwd, _mha_fwd, causal_mask, mha_params
-from .layers import (
-    Array,
-    Cache,
-    Params,
-    _check_eps,
-    _ffn_bwd,
-    _ffn_fwd,
-    _layer_norm_bwd,
-    _layer_norm_fwd,
-    check_activation,
-    check_grad,
-    ffn_params,
-    float_array,
-    optional_param,
-    run_checked,
-)
+from . import ops
+from ._checks import check_eps, check_grad, float_array, optional_param, run_checked
+from ._types import Array, Cache, Params
+from .attention import MHA_KEYS, causal_mask, check_mask, mha_params
+from .layers import check_activation, ffn_params
+from .ops import Context, Style, Sublayer
 
 __all__ = [
     "BLOCK_KEYS",
@@ -170,179 +162,152 @@ def init_decoder_block_params(
 
 
 # --------------------------------------------------------------------------------------------
-# parameter and input checks
+# parameters -> sublayers (checked once per call, for every layer)
 
 
-def _sub(params: Params, prefix: str) -> Mapping[str, Any]:
+def _sub(params: Params, prefix: str) -> Params:
     n = len(prefix)
     return {k[n:]: v for k, v in params.items() if k.startswith(prefix)} if prefix else params
 
 
-def _norm(params: Params, i: int, d: int, where: str) -> dict[str, Array | None]:
-    return {
-        "g": optional_param(params, f"ln{i}_g", (d,), where),
-        "b": optional_param(params, f"ln{i}_b", (d,), where),
-    }
+def _maps_back(weights: ops.Weights, key: str, d: int, where: str) -> None:
+    W = weights[key.removeprefix("cross_")]
+    if W.shape[1] != d:  # type: ignore[union-attr]
+        raise ValueError(f"{where} param {key!r} must map back to width {d} for the residual")
 
 
-def _block_params(params: Params, d: int, n_heads: int, where: str) -> dict[str, Any]:
+def _sublayer(
+    params: Params, kind: str, name: str, norm: int, weights: ops.Weights, d: int, where: str
+) -> Sublayer:
+    gain = optional_param(params, f"ln{norm}_g", (d,), where)
+    bias = optional_param(params, f"ln{norm}_b", (d,), where)
+    prefix = "cross_" if kind == "cross" else ""
+    return Sublayer(kind, name, norm, weights, gain, bias, prefix)
+
+
+def _encoder_block(params: Params, d: int, n_heads: int, where: str) -> list[Sublayer]:
+    """self-attention (ln1), then the feed-forward network (ln2)."""
     if not isinstance(params, Mapping):
         raise ValueError(f"{where} params must be a dict of arrays, got {type(params).__name__}")
     att = mha_params(params, d, d, n_heads, where)
-    if att["W_o"].shape[1] != d:  # type: ignore[union-attr]
-        raise ValueError(f"{where} param 'W_o' must map back to width {d} for the residual")
+    _maps_back(att, "W_o", d, where)
     ffn = ffn_params(params, d, where)
-    if ffn["W2"].shape[1] != d:  # type: ignore[union-attr]
-        raise ValueError(f"{where} param 'W2' must map back to width {d} for the residual")
-    return {
-        "att": att,
-        "ln1": _norm(params, 1, d, where),
-        "ffn": ffn,
-        "ln2": _norm(params, 2, d, where),
-    }
+    _maps_back(ffn, "W2", d, where)
+    return [
+        _sublayer(params, "self", "attn", 1, att, d, where),
+        _sublayer(params, "ffn", "ffn", 2, ffn, d, where),
+    ]
 
 
-def _decoder_params(params: Params, d: int, d_mem: int, n_heads: int, where: str) -> dict[str, Any]:
-    p = _block_params(params, d, n_heads, where)
+def _decoder_block(params: Params, d: int, d_mem: int, n_heads: int, where: str) -> list[Sublayer]:
+    """masked self-attention (ln1), cross-attention over the memory (ln2), feed-forward (ln3)."""
+    self_att, ffn = _encoder_block(params, d, n_heads, where)
     cross = mha_params(_sub(params, "cross_"), d, d_mem, n_heads, f"{where} cross-attention")
-    if cross["W_o"].shape[1] != d:  # type: ignore[union-attr]
-        raise ValueError(f"{where} param 'cross_W_o' must map back to width {d}")
-    p["cross"] = cross
-    p["ln3"] = _norm(params, 3, d, where)
-    return p
+    _maps_back(cross, "cross_W_o", d, where)
+    return [
+        Sublayer("self", "self_attn", 1, self_att.weights, self_att.gain, self_att.bias),
+        _sublayer(params, "cross", "cross_attn", 2, cross, d, where),
+        _sublayer(params, "ffn", "ffn", 3, ffn.weights, d, where),
+    ]
 
 
-def _flat_inputs(layers: Sequence[Mapping[str, Any]], many: bool) -> dict[str, Any]:
+def _named_weights(blocks: Sequence[Sequence[Sublayer]]) -> dict[str, Any]:
     """Name -> array of every parameter, for naming a NaN/inf weight if the output has one."""
     out: dict[str, Any] = {}
-    for i, p in enumerate(layers):
-        for group, arrays in p.items():
-            for key, arr in arrays.items():
-                name = f"{group}_{key}" if group in ("ln1", "ln2", "ln3") else key
-                name = f"cross_{name}" if group == "cross" else name
-                out[f"layer {i} {name}" if many else name] = arr
+    for i, block in enumerate(blocks):
+        at = f"layer {i} " if len(blocks) > 1 else ""
+        for s in block:
+            out |= {f"{at}{s.prefix}{key}": w for key, w in s.weights.items()}
+            out |= {f"{at}ln{s.norm}_g": s.gain, f"{at}ln{s.norm}_b": s.bias}
     return out
 
 
-def _x_and_mask(
-    x: ArrayLike, mask: ArrayLike | None, name: str = "x"
-) -> tuple[Array, NDArray[np.bool_] | None]:
-    xa = float_array(x, name, min_ndim=2)
-    m = None if mask is None else _check_mask(mask, (*xa.shape[:-2], xa.shape[-2], xa.shape[-2]))
-    return xa, m
-
-
-def _check_style(n_heads: int, eps: float, activation: str) -> None:
+def _style(n_heads: int, pre_norm: bool, eps: float, activation: str) -> Style:
     if not isinstance(n_heads, int) or n_heads < 1:
         raise ValueError(f"n_heads must be a positive integer, got {n_heads!r}")
-    _check_eps(eps)
-    check_activation(activation)
+    return Style(n_heads, bool(pre_norm), check_eps(eps), check_activation(activation))
+
+
+def _layers(layers: Sequence[Params], what: str) -> Sequence[Params]:
+    if isinstance(layers, Mapping) or not isinstance(layers, Sequence) or len(layers) == 0:
+        raise ValueError(f"{what} needs a non-empty list of per-layer params dicts")
+    return layers
+
+
+def _encoder_inputs(x: ArrayLike, mask: ArrayLike | None) -> tuple[Array, Context]:
+    xa = float_array(x, "x", min_ndim=2)
+    m = None if mask is None else check_mask(mask, (*xa.shape[:-2], xa.shape[-2], xa.shape[-2]))
+    return xa, Context(self_mask=m)
+
+
+def _decoder_inputs(
+    x: ArrayLike,
+    memory: ArrayLike,
+    self_mask: ArrayLike | None,
+    memory_mask: ArrayLike | None,
+    causal: bool,
+) -> tuple[Array, Context]:
+    xa = float_array(x, "x", min_ndim=2)
+    mem = float_array(memory, "memory", min_ndim=2)
+    try:
+        lead = np.broadcast_shapes(xa.shape[:-2], mem.shape[:-2])
+    except ValueError:
+        raise ValueError(
+            f"the leading (batch) axes of x {xa.shape} and memory {mem.shape} do not match"
+        ) from None
+    n, n_mem = xa.shape[-2], mem.shape[-2]
+    sm: NDArray[np.bool_] | None = causal_mask(n) if causal else None
+    if self_mask is not None:
+        given = check_mask(self_mask, (*lead, n, n))
+        sm = given if sm is None else sm & given
+    if sm is not None:
+        sm = check_mask(sm, (*lead, n, n))
+    mm = None if memory_mask is None else check_mask(memory_mask, (*lead, n, n_mem))
+    return xa, Context(mem, sm, mm)
+
+
+def _run(
+    what: str,
+    x: Array,
+    blocks: list[list[Sublayer]],
+    style: Style,
+    ctx: Context,
+    for_backward: bool,
+) -> tuple[Array, Cache]:
+    """The blocks in turn, with a NaN/inf weight named rather than half-reported."""
+    kernels = ops.TRAIN if for_backward else ops.INFER
+    out, cache = run_checked(
+        what,
+        lambda: _named_weights(blocks),
+        ops.stack_forward,
+        x,
+        blocks,
+        style,
+        ctx,
+        kernels,
+        for_backward,
+    )
+    memory_shape = None if ctx.memory is None else ctx.memory.shape
+    return out, cache | {"shape": out.shape, "memory_shape": memory_shape}
+
+
+def _one_layer(cache: Cache) -> Cache:
+    """A single block's cache (what the block functions return) from a one-layer stack's."""
+    layer: Cache = cache["layers"][0]
+    return layer | {"shape": cache["shape"]}
+
+
+def _backward_ready(dout: ArrayLike, cache: Cache, what: str) -> Array:
+    if cache.get("layers") is None:
+        raise ValueError(
+            "this forward ran with for_backward=False (inference), so it kept nothing to take "
+            "gradients through; run it with for_backward=True"
+        )
+    return check_grad(dout, cache["shape"], what)
 
 
 # --------------------------------------------------------------------------------------------
 # the encoder block
-
-
-def _block_fwd(
-    x: Array,
-    p: Mapping[str, Any],
-    n_heads: int,
-    mask: NDArray[np.bool_] | None,
-    pre_norm: bool,
-    eps: float,
-    activation: str,
-    *,
-    for_backward: bool = True,
-    weights_out: Array | None = None,
-    out: Array | None = None,
-) -> tuple[Array, Cache]:
-    """One encoder block from checked inputs.
-
-    ``for_backward=False`` (inference) computes the same formula with the lean kernels (no
-    caches; residual sums, LayerNorms and the activation in place; float32 GELU by its one-exp
-    form) and returns only ``{"weights", "shape"}``; ``weights_out`` [..., heads, n, n] and
-    ``out`` [..., n, d], when given, receive the attention weights and the block's output.
-    """
-    ln1, ln2 = p["ln1"], p["ln2"]
-    x1: Array
-    if not for_backward:
-        if pre_norm:
-            h1, _ = _layer_norm_fwd(x, ln1["g"], ln1["b"], eps, for_backward=False)
-            a, c_att = _mha_fwd(
-                h1, h1, p["att"], n_heads, mask, for_backward=False, weights_out=weights_out
-            )
-            a += x  # x1 = x + MHA(LN1(x))
-            h2, _ = _layer_norm_fwd(a, ln2["g"], ln2["b"], eps, for_backward=False)
-            f, _ = _ffn_fwd(h2, p["ffn"], activation, for_backward=False)
-            y = np.add(a, f, out=out)  # x1 + FFN(LN2(x1))
-        else:
-            a, c_att = _mha_fwd(
-                x, x, p["att"], n_heads, mask, for_backward=False, weights_out=weights_out
-            )
-            a += x  # z1 = x + MHA(x)
-            x1, _ = _layer_norm_fwd(a, ln1["g"], ln1["b"], eps, for_backward=False, out=a)
-            f, _ = _ffn_fwd(x1, p["ffn"], activation, for_backward=False)
-            f += x1  # z2 = x1 + FFN(x1)
-            y, _ = _layer_norm_fwd(
-                f, ln2["g"], ln2["b"], eps, for_backward=False, out=f if out is None else out
-            )
-        return y, {"weights": c_att["weights"], "shape": y.shape}
-    if pre_norm:
-        h1, c_ln1 = _layer_norm_fwd(x, ln1["g"], ln1["b"], eps)
-        a, c_att = _mha_fwd(h1, h1, p["att"], n_heads, mask)
-        x1 = x + a
-        h2, c_ln2 = _layer_norm_fwd(x1, ln2["g"], ln2["b"], eps)
-        f, c_ffn = _ffn_fwd(h2, p["ffn"], activation)
-        y = x1 + f
-        stages = {"x": x, "ln1": h1, "attn": a, "resid1": x1, "ln2": h2, "ffn": f, "out": y}
-    else:
-        a, c_att = _mha_fwd(x, x, p["att"], n_heads, mask)
-        z1 = x + a
-        x1, c_ln1 = _layer_norm_fwd(z1, ln1["g"], ln1["b"], eps)
-        f, c_ffn = _ffn_fwd(x1, p["ffn"], activation)
-        z2 = x1 + f
-        y, c_ln2 = _layer_norm_fwd(z2, ln2["g"], ln2["b"], eps)
-        stages = {"x": x, "attn": a, "resid1": z1, "ln1": x1, "ffn": f, "resid2": z2, "out": y}
-    cache = {
-        "pre_norm": pre_norm,
-        "ln1": c_ln1,
-        "att": c_att,
-        "ln2": c_ln2,
-        "ffn": c_ffn,
-        "weights": c_att["weights"],
-        "stages": stages,
-        "shape": y.shape,
-    }
-    return y, cache
-
-
-def _norm_grads(dg: Array | None, db: Array | None, i: int, into: dict[str, Array]) -> None:
-    if dg is not None:
-        into[f"ln{i}_g"] = dg
-    if db is not None:
-        into[f"ln{i}_b"] = db
-
-
-def _block_bwd(dout: Array, c: Cache) -> tuple[Array, dict[str, Array]]:
-    grads: dict[str, Array] = {}
-    if c["pre_norm"]:
-        dh2, dffn = _ffn_bwd(dout, c["ffn"])
-        dx1_ln, dg2, db2 = _layer_norm_bwd(dh2, c["ln2"])
-        dx1 = dout + dx1_ln
-        dhq, dhkv, datt = _mha_bwd(dx1, c["att"])
-        dx_ln, dg1, db1 = _layer_norm_bwd(dhq + dhkv, c["ln1"])
-        dx = dx1 + dx_ln
-    else:
-        dz2, dg2, db2 = _layer_norm_bwd(dout, c["ln2"])
-        dx1_ffn, dffn = _ffn_bwd(dz2, c["ffn"])
-        dz1, dg1, db1 = _layer_norm_bwd(dz2 + dx1_ffn, c["ln1"])
-        dq, dkv, datt = _mha_bwd(dz1, c["att"])
-        dx = dz1 + dq + dkv
-    grads |= datt
-    _norm_grads(dg1, db1, 1, grads)
-    grads |= dffn
-    _norm_grads(dg2, db2, 2, grads)
-    return dx, grads
 
 
 def transformer_block_forward(
@@ -356,21 +321,11 @@ def transformer_block_forward(
 ) -> tuple[Array, Cache]:
     """out [..., n, d] and a cache with ``cache["weights"]`` [..., heads, n, n] and
     ``cache["stages"]`` (every intermediate tensor, by name)."""
-    _check_style(n_heads, eps, activation)
-    xa, m = _x_and_mask(x, mask)
-    p = _block_params(params, xa.shape[-1], n_heads, "transformer_block")
-    return run_checked(
-        "transformer_block",
-        lambda: _flat_inputs([p], many=False),
-        _block_fwd,
-        xa,
-        p,
-        n_heads,
-        m,
-        pre_norm,
-        float(eps),
-        activation,
-    )
+    style = _style(n_heads, pre_norm, eps, activation)
+    xa, ctx = _encoder_inputs(x, mask)
+    block = _encoder_block(params, xa.shape[-1], n_heads, "transformer_block")
+    out, cache = _run("transformer_block", xa, [block], style, ctx, True)
+    return out, _one_layer(cache)
 
 
 def transformer_block(
@@ -393,120 +348,12 @@ def transformer_block(
 
 def transformer_block_backward(dout: ArrayLike, cache: Cache) -> tuple[Array, dict[str, Array]]:
     """(dx [..., n, d], dparams with the same keys as params)."""
-    return _block_bwd(check_grad(dout, cache["shape"], "transformer_block"), cache)
+    dx, _, grads = ops.block_backward(check_grad(dout, cache["shape"], "transformer_block"), cache)
+    return dx, grads
 
 
 # --------------------------------------------------------------------------------------------
 # the decoder block
-
-
-def _decoder_fwd(
-    x: Array,
-    memory: Array,
-    p: Mapping[str, Any],
-    n_heads: int,
-    self_mask: NDArray[np.bool_] | None,
-    memory_mask: NDArray[np.bool_] | None,
-    pre_norm: bool,
-    eps: float,
-    activation: str,
-) -> tuple[Array, Cache]:
-    ln1, ln2, ln3 = p["ln1"], p["ln2"], p["ln3"]
-    x1: Array
-    x2: Array
-    out: Array
-    if pre_norm:
-        h1, c_ln1 = _layer_norm_fwd(x, ln1["g"], ln1["b"], eps)
-        a, c_self = _mha_fwd(h1, h1, p["att"], n_heads, self_mask)
-        x1 = x + a
-        h2, c_ln2 = _layer_norm_fwd(x1, ln2["g"], ln2["b"], eps)
-        ca, c_cross = _mha_fwd(h2, memory, p["cross"], n_heads, memory_mask)
-        x2 = x1 + ca
-        h3, c_ln3 = _layer_norm_fwd(x2, ln3["g"], ln3["b"], eps)
-        f, c_ffn = _ffn_fwd(h3, p["ffn"], activation)
-        out = x2 + f
-        stages = {"x": x, "ln1": h1, "self_attn": a, "resid1": x1, "ln2": h2, "cross_attn": ca}
-        stages |= {"resid2": x2, "ln3": h3, "ffn": f, "out": out}
-    else:
-        a, c_self = _mha_fwd(x, x, p["att"], n_heads, self_mask)
-        z1 = x + a
-        x1, c_ln1 = _layer_norm_fwd(z1, ln1["g"], ln1["b"], eps)
-        ca, c_cross = _mha_fwd(x1, memory, p["cross"], n_heads, memory_mask)
-        z2 = x1 + ca
-        x2, c_ln2 = _layer_norm_fwd(z2, ln2["g"], ln2["b"], eps)
-        f, c_ffn = _ffn_fwd(x2, p["ffn"], activation)
-        z3 = x2 + f
-        out, c_ln3 = _layer_norm_fwd(z3, ln3["g"], ln3["b"], eps)
-        stages = {"x": x, "self_attn": a, "resid1": z1, "ln1": x1, "cross_attn": ca}
-        stages |= {"resid2": z2, "ln2": x2, "ffn": f, "resid3": z3, "out": out}
-    cache = {
-        "pre_norm": pre_norm,
-        "ln1": c_ln1,
-        "self": c_self,
-        "ln2": c_ln2,
-        "cross": c_cross,
-        "ln3": c_ln3,
-        "ffn": c_ffn,
-        "self_weights": c_self["weights"],
-        "cross_weights": c_cross["weights"],
-        "stages": stages,
-        "shape": out.shape,
-    }
-    return out, cache
-
-
-def _decoder_bwd(dout: Array, c: Cache) -> tuple[Array, Array, dict[str, Array]]:
-    if c["pre_norm"]:
-        dh3, dffn = _ffn_bwd(dout, c["ffn"])
-        dx2_ln, dg3, db3 = _layer_norm_bwd(dh3, c["ln3"])
-        dx2 = dout + dx2_ln
-        dh2, dmem, dcross = _mha_bwd(dx2, c["cross"])
-        dx1_ln, dg2, db2 = _layer_norm_bwd(dh2, c["ln2"])
-        dx1 = dx2 + dx1_ln
-        dhq, dhkv, dself = _mha_bwd(dx1, c["self"])
-        dx_ln, dg1, db1 = _layer_norm_bwd(dhq + dhkv, c["ln1"])
-        dx = dx1 + dx_ln
-    else:
-        dz3, dg3, db3 = _layer_norm_bwd(dout, c["ln3"])
-        dx2_ffn, dffn = _ffn_bwd(dz3, c["ffn"])
-        dz2, dg2, db2 = _layer_norm_bwd(dz3 + dx2_ffn, c["ln2"])
-        dx1_cross, dmem, dcross = _mha_bwd(dz2, c["cross"])
-        dz1, dg1, db1 = _layer_norm_bwd(dz2 + dx1_cross, c["ln1"])
-        dq, dkv, dself = _mha_bwd(dz1, c["self"])
-        dx = dz1 + dq + dkv
-    grads: dict[str, Array] = dict(dself)
-    _norm_grads(dg1, db1, 1, grads)
-    grads |= {f"cross_{k}": v for k, v in dcross.items()}
-    _norm_grads(dg2, db2, 2, grads)
-    grads |= dffn
-    _norm_grads(dg3, db3, 3, grads)
-    return dx, dmem, grads
-
-
-def _decoder_inputs(
-    x: ArrayLike,
-    memory: ArrayLike,
-    self_mask: ArrayLike | None,
-    memory_mask: ArrayLike | None,
-    causal: bool,
-) -> tuple[Array, Array, NDArray[np.bool_] | None, NDArray[np.bool_] | None]:
-    xa = float_array(x, "x", min_ndim=2)
-    mem = float_array(memory, "memory", min_ndim=2)
-    try:
-        lead = np.broadcast_shapes(xa.shape[:-2], mem.shape[:-2])
-    except ValueError:
-        raise ValueError(
-            f"the leading (batch) axes of x {xa.shape} and memory {mem.shape} do not match"
-        ) from None
-    n, n_mem = xa.shape[-2], mem.shape[-2]
-    sm: NDArray[np.bool_] | None = causal_mask(n) if causal else None
-    if self_mask is not None:
-        given = _check_mask(self_mask, (*lead, n, n))
-        sm = given if sm is None else sm & given
-    if sm is not None:
-        sm = _check_mask(sm, (*lead, n, n))
-    mm = None if memory_mask is None else _check_mask(memory_mask, (*lead, n, n_mem))
-    return xa, mem, sm, mm
 
 
 def decoder_block_forward(
@@ -523,23 +370,12 @@ def decoder_block_forward(
 ) -> tuple[Array, Cache]:
     """out [..., n, d] and a cache with ``cache["self_weights"]`` [..., heads, n, n],
     ``cache["cross_weights"]`` [..., heads, n, n_memory] and ``cache["stages"]``."""
-    _check_style(n_heads, eps, activation)
-    xa, mem, sm, mm = _decoder_inputs(x, memory, self_mask, memory_mask, causal)
-    p = _decoder_params(params, xa.shape[-1], mem.shape[-1], n_heads, "decoder_block")
-    return run_checked(
-        "decoder_block",
-        lambda: _flat_inputs([p], many=False),
-        _decoder_fwd,
-        xa,
-        mem,
-        p,
-        n_heads,
-        sm,
-        mm,
-        pre_norm,
-        float(eps),
-        activation,
-    )
+    style = _style(n_heads, pre_norm, eps, activation)
+    xa, ctx = _decoder_inputs(x, memory, self_mask, memory_mask, causal)
+    d, d_mem = xa.shape[-1], ctx.memory.shape[-1]  # type: ignore[union-attr]
+    block = _decoder_block(params, d, d_mem, n_heads, "decoder_block")
+    out, cache = _run("decoder_block", xa, [block], style, ctx, True)
+    return out, _one_layer(cache)
 
 
 def decoder_block(
@@ -568,84 +404,12 @@ def decoder_block(
 
 def decoder_block_backward(dout: ArrayLike, cache: Cache) -> tuple[Array, Array, dict[str, Array]]:
     """(dx [..., n, d], dmemory [..., n_memory, d_memory], dparams with params' keys)."""
-    return _decoder_bwd(check_grad(dout, cache["shape"], "decoder_block"), cache)
+    dx, dmem, grads = ops.block_backward(check_grad(dout, cache["shape"], "decoder_block"), cache)
+    return dx, dmem, grads  # type: ignore[return-value]
 
 
 # --------------------------------------------------------------------------------------------
 # stacks
-
-
-def _check_cache_kept(cache: Cache) -> None:
-    if cache.get("layers") is None:
-        raise ValueError(
-            "this forward ran with for_backward=False (inference), so it kept nothing to take "
-            "gradients through; run it with for_backward=True"
-        )
-
-
-def _check_layers(layers: Sequence[Params], what: str) -> None:
-    if isinstance(layers, Mapping) or not isinstance(layers, Sequence) or len(layers) == 0:
-        raise ValueError(f"{what} needs a non-empty list of per-layer params dicts")
-
-
-def _same_dtype(x: Array, ps: Sequence[Mapping[str, Any]]) -> bool:
-    """True if every parameter array has x's dtype (so every intermediate has it too)."""
-    return all(
-        arr is None or arr.dtype == x.dtype
-        for p in ps
-        for group in p.values()
-        for arr in group.values()
-    )
-
-
-def _encoder_stack_fwd(
-    x: Array,
-    ps: Sequence[Mapping[str, Any]],
-    n_heads: int,
-    mask: NDArray[np.bool_] | None,
-    pre_norm: bool,
-    eps: float,
-    activation: str,
-    for_backward: bool,
-) -> tuple[Array, Cache]:
-    lead, (n, d) = x.shape[:-2], x.shape[-2:]
-    if (
-        not for_backward
-        and (mask is None or np.broadcast_shapes(mask.shape[:-2], lead) == lead)
-        and _same_dtype(x, ps)
-    ):
-        # inference: every layer writes its maps and its output straight into the stacks
-        weights = np.empty((len(ps), *lead, n_heads, n, n), dtype=x.dtype)
-        hidden = np.empty((len(ps) + 1, *lead, n, d), dtype=x.dtype)
-        hidden[0] = x
-        for i, p in enumerate(ps):
-            x, _ = _block_fwd(
-                x,
-                p,
-                n_heads,
-                mask,
-                pre_norm,
-                eps,
-                activation,
-                for_backward=False,
-                weights_out=weights[i],
-                out=hidden[i + 1],
-            )
-        return x, {"layers": None, "weights": weights, "hidden": hidden, "shape": x.shape}
-    caches, weights_list, hidden_list = [], [], [x]
-    for p in ps:
-        x, c = _block_fwd(x, p, n_heads, mask, pre_norm, eps, activation, for_backward=for_backward)
-        weights_list.append(c["weights"])
-        hidden_list.append(x)
-        if for_backward:
-            caches.append(c)
-        # else each layer's cache dies here: inference keeps only the maps and hidden states
-    return x, {
-        "layers": caches if for_backward else None,
-        "weights": np.stack(weights_list),
-        "hidden": np.stack(hidden_list),
-        "shape": x.shape,
-    }
 
 
 def encoder_stack_forward(
@@ -662,26 +426,17 @@ def encoder_stack_forward(
     """out [..., n, d] and a cache with ``cache["weights"]`` [layers, ..., heads, n, n] and
     ``cache["hidden"]`` [layers + 1, ..., n, d] (the input, then every block's output).
 
-    ``for_backward=False`` (inference) drops each layer's intermediate tensors as soon as the
-    layer is done: far less memory churn, but then no backward."""
-    _check_style(n_heads, eps, activation)
-    _check_layers(layers, "encoder_stack")
-    xa, m = _x_and_mask(x, mask)
+    ``for_backward=False`` (inference) runs the lean kernels and drops each layer's
+    intermediate tensors as soon as the layer is done: less memory churn, but then no backward.
+    """
+    style = _style(n_heads, pre_norm, eps, activation)
+    xa, ctx = _encoder_inputs(x, mask)
     d = xa.shape[-1]
-    ps = [_block_params(p, d, n_heads, f"encoder_stack layer {i}") for i, p in enumerate(layers)]
-    return run_checked(
-        "encoder_stack",
-        lambda: _flat_inputs(ps, many=True),
-        _encoder_stack_fwd,
-        xa,
-        ps,
-        n_heads,
-        m,
-        pre_norm,
-        float(eps),
-        activation,
-        for_backward,
-    )
+    blocks = [
+        _encoder_block(p, d, n_heads, f"encoder_stack layer {i}")
+        for i, p in enumerate(_layers(layers, "encoder_stack"))
+    ]
+    return _run("encoder_stack", xa, blocks, style, ctx, for_backward)
 
 
 def encoder_stack(
@@ -704,43 +459,8 @@ def encoder_stack(
 
 def encoder_stack_backward(dout: ArrayLike, cache: Cache) -> tuple[Array, list[dict[str, Array]]]:
     """(dx [..., n, d], [dparams of layer 0, layer 1, ...])."""
-    _check_cache_kept(cache)
-    g = check_grad(dout, cache["shape"], "encoder_stack")
-    grads = []
-    for c in reversed(cache["layers"]):
-        g, dp = _block_bwd(g, c)
-        grads.append(dp)
-    return g, grads[::-1]
-
-
-def _decoder_stack_fwd(
-    x: Array,
-    memory: Array,
-    ps: Sequence[Mapping[str, Any]],
-    n_heads: int,
-    sm: NDArray[np.bool_] | None,
-    mm: NDArray[np.bool_] | None,
-    pre_norm: bool,
-    eps: float,
-    activation: str,
-    for_backward: bool,
-) -> tuple[Array, Cache]:
-    caches, self_w, cross_w, hidden = [], [], [], [x]
-    for p in ps:
-        x, c = _decoder_fwd(x, memory, p, n_heads, sm, mm, pre_norm, eps, activation)
-        self_w.append(c["self_weights"])
-        cross_w.append(c["cross_weights"])
-        hidden.append(x)
-        if for_backward:
-            caches.append(c)
-    return x, {
-        "layers": caches if for_backward else None,
-        "self_weights": np.stack(self_w),
-        "cross_weights": np.stack(cross_w),
-        "hidden": np.stack(hidden),
-        "shape": x.shape,
-        "memory_shape": memory.shape,
-    }
+    dx, _, grads = ops.stack_backward(_backward_ready(dout, cache, "encoder_stack"), cache)
+    return dx, grads
 
 
 def decoder_stack_forward(
@@ -760,31 +480,17 @@ def decoder_stack_forward(
     """out [..., n, d] and a cache with ``cache["self_weights"]`` [layers, ..., heads, n, n],
     ``cache["cross_weights"]`` [layers, ..., heads, n, n_memory], ``cache["hidden"]``.
 
-    ``for_backward=False`` (inference, e.g. greedy decoding) keeps only those, not each layer's
-    intermediate tensors: less memory, but no backward."""
-    _check_style(n_heads, eps, activation)
-    _check_layers(layers, "decoder_stack")
-    xa, mem, sm, mm = _decoder_inputs(x, memory, self_mask, memory_mask, causal)
-    d, d_mem = xa.shape[-1], mem.shape[-1]
-    ps = [
-        _decoder_params(p, d, d_mem, n_heads, f"decoder_stack layer {i}")
-        for i, p in enumerate(layers)
+    ``for_backward=False`` (inference, e.g. greedy decoding) runs the lean kernels and keeps
+    only those, not each layer's intermediate tensors: less memory, but no backward.
+    """
+    style = _style(n_heads, pre_norm, eps, activation)
+    xa, ctx = _decoder_inputs(x, memory, self_mask, memory_mask, causal)
+    d, d_mem = xa.shape[-1], ctx.memory.shape[-1]  # type: ignore[union-attr]
+    blocks = [
+        _decoder_block(p, d, d_mem, n_heads, f"decoder_stack layer {i}")
+        for i, p in enumerate(_layers(layers, "decoder_stack"))
     ]
-    return run_checked(
-        "decoder_stack",
-        lambda: _flat_inputs(ps, many=True),
-        _decoder_stack_fwd,
-        xa,
-        mem,
-        ps,
-        n_heads,
-        sm,
-        mm,
-        pre_norm,
-        float(eps),
-        activation,
-        for_backward,
-    )
+    return _run("decoder_stack", xa, blocks, style, ctx, for_backward)
 
 
 def decoder_stack(
@@ -819,13 +525,5 @@ def decoder_stack_backward(
     dout: ArrayLike, cache: Cache
 ) -> tuple[Array, Array, list[dict[str, Array]]]:
     """(dx [..., n, d], dmemory [..., n_memory, d_memory], [dparams per layer])."""
-    _check_cache_kept(cache)
-    g = check_grad(dout, cache["shape"], "decoder_stack")
-    dmem_total: Array | None = None
-    grads = []
-    for c in reversed(cache["layers"]):
-        g, dmem, dp = _decoder_bwd(g, c)
-        dmem_total = dmem if dmem_total is None else dmem_total + dmem
-        grads.append(dp)
-    assert dmem_total is not None
-    return g, dmem_total, grads[::-1]
+    dx, dmem, grads = ops.stack_backward(_backward_ready(dout, cache, "decoder_stack"), cache)
+    return dx, dmem, grads  # type: ignore[return-value]

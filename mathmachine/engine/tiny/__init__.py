@@ -25,10 +25,11 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from .._types import Params
 from ..layers import softmax_forward
 from ..train import count_weights
 from .corpus import EOS, MAX_ENGLISH, all_pairs, vocab
-from .model import BOS_ID, Params, TinyConfig, greedy_decode
+from .model import BOS_ID, TinyConfig, greedy_decode
 from .training import WEIGHTS_PATH, read_weights
 
 __all__ = ["TinyTranslator", "Translation", "load"]

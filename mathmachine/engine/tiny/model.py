@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from .._types import Array, Params
 from ..attention import padding_mask
 from ..block import (
     decoder_stack_backward,
@@ -41,7 +42,6 @@ from ..block import (
     init_decoder_block_params,
 )
 from ..layers import (
-    Array,
     cross_entropy_backward,
     cross_entropy_forward,
     embedding_backward,
@@ -54,7 +54,6 @@ from .corpus import MAX_HINDI, Batch
 
 BOS_ID, EOS_ID, PAD_ID = 1, 2, 0  # the Hindi vocabulary starts <pad>, <s>, </s>
 
-Params = dict[str, Any]
 IntArray = NDArray[np.int64]
 
 
@@ -92,7 +91,7 @@ def init_params(cfg: TinyConfig, rng: np.random.Generator) -> Params:
     }
 
 
-def _layers(group: dict[str, Any]) -> list[dict[str, Any]]:
+def _layers(group: Params) -> list[Params]:
     return [group[str(i)] for i in range(len(group))]
 
 

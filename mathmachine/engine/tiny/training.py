@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from .._types import Params
 from ..train import Adam, clip_by_global_norm, flatten, linear_decay, stream_rng, unflatten
 from .corpus import EOS, Batch, Pair, encode, split, vocab
 from .model import TinyConfig, cross_attention, greedy_decode, init_params, loss_and_grads
@@ -50,7 +51,7 @@ class TrainSettings:
 
 @dataclass
 class TrainResult:
-    params: dict[str, Any]
+    params: Params
     config: TinyConfig
     settings: TrainSettings
     loss: list[float]
@@ -60,7 +61,7 @@ class TrainResult:
 
 
 def exact_match(
-    params: dict[str, Any], cfg: TinyConfig, pairs: Sequence[Pair]
+    params: Params, cfg: TinyConfig, pairs: Sequence[Pair]
 ) -> tuple[float, list[list[str]]]:
     """(share of pairs translated exactly, the greedy outputs as Hindi words)."""
     b = encode(tuple(pairs))
@@ -88,7 +89,7 @@ def _watch_pairs() -> list[Pair]:
     return [by_text[s] for s in WATCH_SENTENCES]
 
 
-def _checkpoint(params: dict[str, Any], cfg: TinyConfig, step: int, loss: float | None) -> dict:
+def _checkpoint(params: Params, cfg: TinyConfig, step: int, loss: float | None) -> dict:
     train, held = split()
     acc_train, _ = exact_match(params, cfg, train)
     acc_held, _ = exact_match(params, cfg, held)
@@ -175,7 +176,7 @@ def train(
 # Files. Both are written so that the same run gives the same bytes.
 
 
-def weights_bytes(params: dict[str, Any], cfg: TinyConfig) -> bytes:
+def weights_bytes(params: Params, cfg: TinyConfig) -> bytes:
     """The .npz bytes: every parameter as float32 ("a.b.c" names), plus the config and the
     vocabularies as JSON (so stale weights are detected when the corpus changes)."""
     v = vocab()
@@ -187,7 +188,7 @@ def weights_bytes(params: dict[str, Any], cfg: TinyConfig) -> bytes:
     return buf.getvalue()
 
 
-def read_weights(path: Path = WEIGHTS_PATH) -> tuple[dict[str, Any], TinyConfig]:
+def read_weights(path: Path = WEIGHTS_PATH) -> tuple[Params, TinyConfig]:
     """(params as float64 nested dicts, config) from a weights file; checks the vocabularies."""
     if not path.exists():
         raise FileNotFoundError(f"{path} is missing: run `make train-tiny`")
