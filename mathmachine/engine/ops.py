@@ -8,8 +8,10 @@ inputs, with messages that say what was wrong, and then call these. One naming r
     foo_backward(dout, cache)   -> gradients        of every differentiable input, in argument
                                                     order (a dict for a dict of parameters,
                                                     None for an absent optional one)
-    foo(...)                    -> out              inference only, where a leaner kernel pays
-                                                    (bench/engine_minilm.py measures each)
+    foo(...)                    -> out              the output alone, no cache: what inference
+                                                    runs, and where a leaner kernel pays
+                                                    (bench/engine_minilm.py measures each:
+                                                    layer_norm, gelu), that kernel
 
 The papers (y = x W + b with W [d_in, d_out] throughout; [..., n, d] = any leading batch axes):
 
@@ -463,6 +465,8 @@ def _f_backward(s: Sublayer, df: Array, c: Cache) -> tuple[list[Array], Array | 
 def sublayer_forward(
     x: Array, s: Sublayer, style: Style, ctx: Context, k: Kernels = TRAIN
 ) -> tuple[Array, Cache]:
+    """x [..., n, d] -> [..., n, d]; the cache keeps the LayerNorm's and f's caches and the
+    stages: ln{i}, f's output under its name, and resid{i} (the residual sum)."""
     i = s.norm
     if style.pre_norm:  # x + f(LN(x))
         h, c_ln = k.layer_norm(x, s.gain, s.bias, style.eps)  # [..., n, d]
@@ -483,22 +487,15 @@ def sublayer_backward(
     """(dx, dmemory or None, gradients of the sublayer's weights under their block names)."""
     if pre_norm:  # y = x + f(h), h = LN(x)
         dhs, dmem, df = _f_backward(s, dy, c["f"])
-        dx_ln, dg, db = layer_norm_backward(_total(dhs), c["ln"])
+        dx_ln, dg, db = layer_norm_backward(sum(dhs[1:], dhs[0]), c["ln"])
         dx: Array = dy + dx_ln
     else:  # y = LN(z), z = x + f(x)
         dz, dg, db = layer_norm_backward(dy, c["ln"])
         dhs, dmem, df = _f_backward(s, dz, c["f"])
-        dx = _total([dz, *dhs])
+        dx = sum(dhs, dz)  # the residual's path and f's path(s)
     grads = {s.prefix + key: g for key, g in df.items()}
     grads |= {k: g for k, g in ((f"ln{s.norm}_g", dg), (f"ln{s.norm}_b", db)) if g is not None}
     return dx, dmem, grads
-
-
-def _total(parts: Sequence[Array]) -> Array:
-    out = parts[0]
-    for p in parts[1:]:
-        out = out + p
-    return out
 
 
 def block_forward(
@@ -508,7 +505,7 @@ def block_forward(
     weights (encoder: "weights"; decoder: "self_weights", "cross_weights", each
     [..., heads, n, n_k]) and every intermediate tensor by name under "stages"."""
     stages: dict[str, Array] = {"x": x}
-    caches, weights = [], {}
+    caches, weights = [], {}  # weights: "self" / "cross" -> [..., heads, n, n_k]
     for s in block:
         x, c = sublayer_forward(x, s, style, ctx, k)
         caches.append(c)
@@ -516,14 +513,8 @@ def block_forward(
         if s.kind != "ffn":
             weights[s.kind] = c["f"]["weights"]
     *before, (_, out) = stages.items()  # the last stage is the block's output
-    named = (
-        {"weights": weights["self"]}
-        if "cross" not in weights
-        else {
-            "self_weights": weights["self"],
-            "cross_weights": weights["cross"],
-        }
-    )
+    decoder = "cross" in weights
+    named = {(f"{kind}_weights" if decoder else "weights"): w for kind, w in weights.items()}
     return x, {
         "block": block,
         "pre_norm": style.pre_norm,
