@@ -61,7 +61,7 @@ bench: install browsers
 lint: install
 	.venv/bin/ruff check .
 	.venv/bin/ruff format --check .
-	.venv/bin/mypy mathmachine/engine mathmachine/learning/services.py mathmachine/learning/selectors.py \
+	.venv/bin/mypy mathmachine/engine mathmachine/coursebook mathmachine/learning \
 	  mathmachine/billing/services.py mathmachine/billing/selectors.py mathmachine/accounts
 
 format: install

@@ -1,6 +1,8 @@
 """Command line: check and build units without Django.
 
-    python -m mathmachine.coursebook check [UNIT_DIR ...]   compile, print path:line: message
+    python -m mathmachine.coursebook check [UNIT_DIR ...]   compile, print path:line: message,
+                                                             and report a check whose key changed
+    python -m mathmachine.coursebook keys [UNIT_DIR ...]    record the checks' keys (keys.toml)
     python -m mathmachine.coursebook build                   compile every unit into the cache
     python -m mathmachine.coursebook golden [--check]        (re)write the widgets' golden vectors
 
@@ -16,6 +18,7 @@ from pathlib import Path
 
 from . import cache
 from .errors import CompileError, CompileErrors
+from .keys import key_changes, write_keys
 from .passes.assemble import compile_unit
 
 
@@ -47,6 +50,12 @@ def check(paths: list[str], root: str | None) -> int:
             status = 1
             continue
         ms = (time.perf_counter() - start) * 1000
+        changes = key_changes(folder, unit)
+        for change in changes:
+            print(change.format())
+        if changes:
+            print(f"{folder}: {len(changes)} key change(s) not recorded", file=sys.stderr)
+            status = 1
         written = [s for s in unit.sections if s.written]
         checks = sum(len(s.checks) for s in written)
         widgets = sum(len(s.widgets) for s in written)
@@ -54,6 +63,23 @@ def check(paths: list[str], root: str | None) -> int:
             f"ok: unit {unit.number} {unit.slug}: {len(written)} of {len(unit.sections)} "
             f"sections written, {widgets} widget(s), {checks} check(s), compiled in {ms:.0f} ms"
         )
+    return status
+
+
+def keys(paths: list[str], root: str | None) -> int:
+    folders = [_unit_dir(p) for p in paths] or cache.unit_folders(cache.content_root(root))
+    status = 0
+    for folder in folders:
+        try:
+            unit = compile_unit(folder)
+        except CompileError as exc:
+            for e in _errors(exc):
+                print(e.format())
+            status = 1
+            continue
+        changes = key_changes(folder, unit)
+        path = write_keys(folder, unit)
+        print(f"recorded {len(changes)} change(s) of unit {unit.number}'s keys in {path}")
     return status
 
 
@@ -104,6 +130,8 @@ def main(argv: list[str] | None = None) -> int:
     sub = parser.add_subparsers(dest="command", required=True)
     p_check = sub.add_parser("check", help="compile units and report errors as path:line")
     p_check.add_argument("paths", nargs="*", help="unit folders (default: every unit)")
+    p_keys = sub.add_parser("keys", help="record the keys of every check (keys.toml)")
+    p_keys.add_argument("paths", nargs="*", help="unit folders (default: every unit)")
     p_build = sub.add_parser("build", help="compile every unit into the cache")
     p_build.add_argument("--cache-dir", help="default: $MATHMACHINE_CACHE_DIR or var/coursebook")
     p_golden = sub.add_parser("golden", help="write the widgets' golden vectors (tests/golden)")
@@ -112,6 +140,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.command == "check":
         return check(args.paths, args.root)
+    if args.command == "keys":
+        return keys(args.paths, args.root)
     if args.command == "golden":
         return golden(args.root, args.out, args.check)
     return build(args.root, args.cache_dir)

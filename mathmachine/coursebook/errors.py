@@ -111,6 +111,11 @@ class DirectiveStructureError(CompileError):
     """A directive in the wrong place, or with the wrong blocks inside it."""
 
 
+class AnswerShownError(CompileError):
+    """The page shows a check's answer where it must not: before a "Pause & predict", or in a
+    hint, a named mistake or the general wrong feedback (only the {solution} may print it)."""
+
+
 class DuplicateIdError(CompileError):
     """Two checks or widgets of one unit share an id."""
 

@@ -7,38 +7,67 @@ the page before the learner answers.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import NamedTuple
+from dataclasses import dataclass, field
+from typing import Any
+
+from .kinds.base import Option
 
 
 @dataclass(frozen=True)
 class Field:
     """One answer box of a check.
 
-    answer: the expected numbers (one for a scalar, n for a vector "(a, b, c)").
-    tolerance: absolute, per number.
-    answer_text: the answer as the source printed it, e.g. "(0.017, 0.047, 0.936)".
+    kind: the name of its check kind (mathmachine.coursebook.kinds). key: that kind's key,
+    read from the source at compile time (for a number: its value, printed precision and
+    tolerance). answer_text: the answer as the source printed it, e.g. "(0.017, 0.047, 0.936)".
     """
 
     label: str
-    answer: tuple[float, ...]
-    tolerance: float
-    answer_text: str = ""
+    kind: str
+    key: Any
+    answer_text: str
 
 
-class Mistake(NamedTuple):
-    """A specific wrong answer (one tuple of numbers per field) and its explanation."""
+@dataclass(frozen=True)
+class Mistake:
+    """A named mistake and its explanation. answer: per field, the kind's key for the wrong
+    answer (None: any answer in that box); empty for a mistake the kind itself recognises
+    (a transposed matrix: name "transposed")."""
 
-    answer: tuple[tuple[float, ...], ...]
+    name: str
+    answer: tuple[Any, ...]
     html: str
+
+    @property
+    def builtin(self) -> bool:
+        return not self.answer
+
+
+@dataclass(frozen=True)
+class Variant:
+    """A check or problem with fresh numbers: ``function`` (in the unit's figures) gives, for a
+    seed, the figures its text uses; ``source`` is its Markdown (the directive as written, from
+    the opening fence), compiled again for each seed. ``seed`` is the variant compiled into the
+    CheckDef that holds this."""
+
+    function: str
+    source: str
+    line: int
+    seed: int
 
 
 @dataclass(frozen=True)
 class CheckDef:
-    """A "Pause & predict" check. Its marker in the section HTML is ``<!--check:ID-->``.
+    """A check ("Pause & predict" in a section) or a problem (the practice arena). Its marker
+    in the section HTML is ``<!--check:ID-->``.
 
-    heading_level: the level (2..6) a heading for the check should take where it stands.
-    source: "path:line" of the ``:::{check}`` line.
+    feedback_wrong_html: optional general words for a wrong answer (never the key);
+    solution_html: the worked answer, shown after a few tries, on request ("show me"), and for
+    a problem after a correct answer. options: the choices of a choice check.
+    version: a digest of what grading reads (kinds, keys, tolerances, mistakes): stored with
+    each answer, so an answer keeps the verdict it was given. problem: a practice problem,
+    not a prediction. heading_level: the level (2..6) a heading for it takes where it stands.
+    source: "path:line" of its opening line.
     """
 
     id: str
@@ -46,16 +75,24 @@ class CheckDef:
     prompt_html: str
     fields: tuple[Field, ...]
     feedback_correct_html: str
-    feedback_wrong_html: str
+    feedback_wrong_html: str = ""
     mistakes: tuple[Mistake, ...] = ()
     hints_html: tuple[str, ...] = ()
-    kind: str = "numeric"
+    solution_html: str = ""
+    options: tuple[Option, ...] = ()
+    title: str = ""
+    problem: bool = False
+    variant: Variant | None = None
+    version: str = ""
     heading_level: int = 2
     source: str = ""
 
     @property
     def marker(self) -> str:
         return f"<!--check:{self.id}-->"
+
+    def mistake(self, name: str) -> Mistake | None:
+        return next((m for m in self.mistakes if m.name == name), None)
 
 
 @dataclass(frozen=True)
@@ -95,6 +132,12 @@ class CompiledSection:
     source: str = ""
     scripts: tuple[str, ...] = ()
     styles: tuple[str, ...] = ()
+    problems: tuple[CheckDef, ...] = ()  # the practice problems (checks holds the predictions)
+
+    @property
+    def gradables(self) -> tuple[CheckDef, ...]:
+        """Every check and problem of the section, in page order."""
+        return self.checks + self.problems
 
 
 @dataclass(frozen=True)
@@ -107,6 +150,7 @@ class CompiledUnit:
     source_hash: str
     offer: str = ""
     course: str = ""
+    known_units: dict[int, str] = field(default_factory=dict)  # for {unit} links in variants
 
     @property
     def price_note(self) -> str:
@@ -119,9 +163,14 @@ class CompiledUnit:
                 return s
         raise KeyError(f"unit {self.number} has no section {number}")
 
+    @property
+    def problems_per_section(self) -> dict[int, int]:
+        """Section number -> how many practice problems it has (as compiled)."""
+        return {s.number: len(s.problems) for s in self.sections}
+
     def check(self, check_id: str) -> CheckDef:
         for s in self.sections:
-            for c in s.checks:
+            for c in s.gradables:
                 if c.id == check_id:
                     return c
         raise KeyError(f"unit {self.number} has no check {check_id!r}")

@@ -48,14 +48,40 @@ def _owner_constraints(name: str, fields: tuple[str, ...]) -> list[models.BaseCo
 
 
 class CheckAnswer(LearnerOwned):
-    """One learner's history on one check: their latest answer and how they got there."""
+    """One learner's history on one check or problem: their stored answer and how they got there.
+
+    The verdict is stored with the answer (correct, mistakes, fields_right) together with the
+    version of the check it was graded against: a page shows it as graded, never regrades it.
+    A wrong answer never replaces a right one of the same variant. For a check with fresh
+    numbers, variant is the seed of the variant the stored answer is for; the per-variant fields
+    (variant_attempts, wrong_attempts, revealed_at, last_answer, verdict) start again with a new
+    variant, while attempts, solved_at and first_try_variants count across variants.
+    """
 
     unit_slug = models.SlugField(max_length=80)
     check_id = models.SlugField(max_length=80)
-    last_answer = models.JSONField(default=list, help_text="the raw text of each field")
-    correct = models.BooleanField(default=False, help_text="is the latest answer right?")
+    last_answer = models.JSONField(default=list, help_text="the raw text of each box")
+    correct = models.BooleanField(default=False, help_text="is the stored answer right?")
+    mistakes = models.JSONField(
+        default=list, blank=True, help_text="names of the named mistakes the stored answer makes"
+    )
+    fields_right = models.JSONField(default=list, blank=True, help_text="per box: right or not")
+    check_version = models.CharField(
+        max_length=12, blank=True, help_text="the version of the check the answer was graded by"
+    )
+    variant = models.PositiveIntegerField(
+        null=True, blank=True, help_text="the seed of the variant answered (fresh numbers)"
+    )
     first_try_correct = models.BooleanField(default=False)
-    attempts = models.PositiveIntegerField(default=0)
+    attempts = models.PositiveIntegerField(default=0, help_text="answers graded, all variants")
+    variant_attempts = models.PositiveIntegerField(default=0, help_text="on this variant")
+    wrong_attempts = models.PositiveIntegerField(default=0, help_text="on this variant")
+    first_try_variants = models.JSONField(
+        default=list, blank=True, help_text="seeds of the variants solved at the first try"
+    )
+    revealed_at = models.DateTimeField(
+        null=True, blank=True, help_text="when the worked answer was asked for (this variant)"
+    )
     solved_at = models.DateTimeField(null=True, blank=True, help_text="first time answered right")
     first_answered_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)

@@ -14,6 +14,7 @@ import re
 import secrets
 import threading
 from collections.abc import Callable, Hashable, Sequence
+from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
 from django.http import HttpRequest
@@ -23,8 +24,11 @@ from django.urls import get_script_prefix
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
-from mathmachine.coursebook.grading import grade
+from mathmachine.coursebook.feedback import Feedback, feedback_for
+from mathmachine.coursebook.grading import Grade
+from mathmachine.coursebook.kinds import KINDS
 from mathmachine.coursebook.model import CheckDef, CompiledSection, CompiledUnit
+from mathmachine.coursebook.variants import next_seed
 
 from .models import CheckAnswer
 
@@ -73,35 +77,108 @@ def clear_memos() -> None:
         memo.clear()
 
 
-def _check_context(
-    *, unit: CompiledUnit, check: CheckDef, answer: CheckAnswer | None, message: str
-) -> dict[str, Any]:
-    result = grade(check, list(answer.last_answer)) if answer and answer.last_answer else None
+@dataclass(frozen=True)
+class Attempt:
+    """What the learner just sent, when the page must show it rather than the stored answer:
+    an answer that could not be read (grade.ok False: nothing stored), or a wrong answer that
+    left an earlier right one in place (kept_right)."""
+
+    typed: tuple[str, ...]
+    grade: Grade
+    kept_right: bool = False
+
+
+def _field_contexts(check: CheckDef, values: Sequence[str]) -> list[dict[str, Any]]:
     fields = []
     for i, field in enumerate(check.fields):
-        previous = answer.last_answer[i] if answer and i < len(answer.last_answer) else ""
-        fields.append({"index": i, "label": field.label, "value": previous})
+        kind = KINDS[field.kind]
+        value = values[i] if i < len(values) else ""
+        chosen = set(value.replace(",", " ").split()) if kind.uses_choices else set()
+        options = [{"id": o.id, "html": o.html, "checked": o.id in chosen} for o in check.options]
+        fields.append(
+            {
+                "index": i,
+                "label": field.label,
+                "template": kind.template,
+                "value": value,
+                "attrs": kind.input_attrs(field.key),
+                "options": options,
+            }
+        )
+    return fields
+
+
+def _check_context(
+    *,
+    unit: CompiledUnit,
+    check: CheckDef,
+    answer: CheckAnswer | None,
+    message: str,
+    attempt: Attempt | None = None,
+) -> dict[str, Any]:
+    """The template context of one check: its boxes (with what the learner typed or stored) and
+    the feedback for the stored verdict, or for the attempt just sent."""
+    stored = answer if answer is not None and answer.variant == _seed_of(check) else None
+    shown: Feedback | None = None
+    if attempt is not None and attempt.grade.ok:
+        wrong = (stored.wrong_attempts if stored else 0) or int(not attempt.grade.correct)
+        shown = feedback_for(
+            check,
+            correct=attempt.grade.correct,
+            mistakes=attempt.grade.mistakes,
+            fields_right=attempt.grade.fields_right,
+            wrong_attempts=wrong,
+            revealed=bool(stored and stored.revealed_at),
+            notes=[f.note for f in attempt.grade.fields if f.note],
+        )
+    elif stored is not None and stored.variant_attempts:
+        shown = feedback_for(
+            check,
+            correct=stored.correct,
+            mistakes=stored.mistakes,
+            fields_right=stored.fields_right,
+            wrong_attempts=stored.wrong_attempts,
+            revealed=stored.revealed_at is not None,
+        )
+    elif stored is not None and stored.revealed_at is not None:
+        shown = Feedback("", (), (), "", 0, check.solution_html, False)
+    if attempt is not None:
+        values: Sequence[str] = attempt.typed
+    else:
+        values = list(stored.last_answer) if stored else []
+    seed = _seed_of(check)
     return {
         "unit": unit,
         "check": check,
-        "fields": fields,
-        "answer": answer,
-        "result": result,
-        "message": message,
+        "fields": _field_contexts(check, values),
+        "answer": stored,
+        "feedback": shown,
+        "message": message or (attempt.grade.message if attempt and not attempt.grade.ok else ""),
+        "kept_right": bool(attempt and attempt.kept_right),
+        "stale": bool(stored and stored.check_version and stored.check_version != check.version),
+        "offer_solution": (shown.offer_solution if shown else check.problem)
+        and bool(check.solution_html),
+        "seed": seed,
+        "fresh_seed": next_seed(check.id, seed) if seed is not None and check.problem else None,
+        "tries": stored.variant_attempts if stored else 0,
     }
+
+
+def _seed_of(check: CheckDef) -> int | None:
+    return check.variant.seed if check.variant else None
 
 
 def _blank_check(unit: CompiledUnit, check: CheckDef) -> str:
     """The check as every learner who has not answered it sees it, CSRF token left out."""
-    key = (unit.slug, unit.source_hash, check.id, get_script_prefix())
+    key = (unit.slug, unit.source_hash, check.id, _seed_of(check), get_script_prefix())
 
     def make() -> str:
         context = _check_context(unit=unit, check=check, answer=None, message="")
         html = render_to_string(
             "learning/_check.html", {**context, "csrf_token": _CSRF_PLACEHOLDER}
         )
-        if html.count(_CSRF_PLACEHOLDER) != 1:
-            raise ValueError("learning/_check.html must hold exactly one {% csrf_token %}")
+        if _CSRF_PLACEHOLDER not in html:
+            raise ValueError("learning/_check.html must hold a {% csrf_token %}")
         return html
 
     return _BLANK_CHECKS.get(key, make)
@@ -114,18 +191,26 @@ def check_html(
     check: CheckDef,
     answer: CheckAnswer | None,
     message: str = "",
+    attempt: Attempt | None = None,
 ) -> SafeString:
-    """One check: its prompt, the answer form (with the learner's last answer) and feedback.
+    """One check: its prompt, the answer form (with the learner's answer) and feedback.
 
     Feedback exists only once the learner has answered: the key is never in the page before.
-    An unanswered check without a message is the kept form with this response's CSRF token.
+    ``check`` is the variant shown (mathmachine.coursebook.variants); a stored answer for
+    another variant is not shown with it. An unanswered check without a message is the kept
+    form with this response's CSRF token.
     """
-    if answer is None and not message:
+    fresh = (
+        answer is None
+        or answer.variant != _seed_of(check)
+        or not (answer.variant_attempts or answer.revealed_at)
+    )
+    if fresh and not message and attempt is None:
         token = escape(get_token(request))  # as {% csrf_token %}: marks the cookie for sending
         return mark_safe(_blank_check(unit, check).replace(_CSRF_PLACEHOLDER, token))
     return render_to_string(
         "learning/_check.html",
-        _check_context(unit=unit, check=check, answer=answer, message=message),
+        _check_context(unit=unit, check=check, answer=answer, message=message, attempt=attempt),
         request=request,
     )
 
@@ -142,19 +227,27 @@ def section_html(
     section: CompiledSection,
     answers: dict[str, CheckAnswer],
     messages_by_check: dict[str, str],
+    shown: dict[str, CheckDef] | None = None,
+    attempts: dict[str, Attempt] | None = None,
 ) -> SafeString:
-    """The section body with each check marker replaced by that check for this learner."""
-    checks = {c.id: c for c in section.checks}
+    """The section body with each check marker replaced by that check for this learner.
+
+    shown: check id -> the variant to show (selectors.variants_shown), for checks with fresh
+    numbers; attempts: check id -> what the learner just sent, when it must be shown."""
+    checks = {c.id: c for c in section.gradables}
+    shown = shown or {}
+    attempts = attempts or {}
     pieces = _body_pieces(unit, section)
     out = list(pieces)
     for i in range(1, len(pieces), 2):  # odd places hold the check ids
-        check = checks[pieces[i]]
+        check = shown.get(pieces[i]) or checks[pieces[i]]
         out[i] = check_html(
             request=request,
             unit=unit,
             check=check,
             answer=answers.get(check.id),
             message=messages_by_check.get(check.id, ""),
+            attempt=attempts.get(check.id),
         )
     # The compiled HTML is produced (and escaped) by our own compiler from our own sources.
     return mark_safe("".join(out))

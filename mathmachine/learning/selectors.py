@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import logging
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from django.conf import settings
@@ -9,10 +11,13 @@ from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.http import Http404
 
 from mathmachine import coursebook
+from mathmachine.coursebook import variants
 from mathmachine.coursebook.model import CheckDef, CompiledSection, CompiledUnit
 
 from .learners import Learner
 from .models import CheckAnswer, SectionVisit
+
+logger = logging.getLogger(__name__)
 
 
 def unit_get(slug: str) -> CompiledUnit:
@@ -70,11 +75,42 @@ def toc_with_access(
 
 
 def check_find(unit: CompiledUnit, check_id: str) -> tuple[CompiledSection, CheckDef]:
+    """A check or problem of the unit, and its section (404 when there is none)."""
     for section in unit.sections:
-        for check in section.checks:
+        for check in section.gradables:
             if check.id == check_id:
                 return section, check
     raise Http404(f"No check {check_id!r} in unit {unit.number}")
+
+
+def check_variant(unit: CompiledUnit, check: CheckDef, seed: int | None) -> CheckDef:
+    """The check with the numbers of variant ``seed`` (itself when it has no variants or the
+    seed is None); a variant that fails to compile falls back to the unit's own."""
+    try:
+        return variants.variant_check(unit, check, seed)
+    except variants.VariantError:
+        logger.exception("variant %s of %s failed; showing the compiled one", seed, check.id)
+        return check
+
+
+def variants_shown(
+    *,
+    unit: CompiledUnit,
+    section: CompiledSection,
+    answers: dict[str, CheckAnswer],
+    query: Mapping[str, str],
+) -> dict[str, CheckDef]:
+    """For each check with fresh numbers, the variant the page shows: the seed in the URL
+    (``?seed-ID=N``), else the one the learner last answered, else the compiled one."""
+    shown: dict[str, CheckDef] = {}
+    for check in section.gradables:
+        if check.variant is None:
+            continue
+        seed = variants.parse_seed(query.get(f"seed-{check.id}"))
+        if seed is None and check.id in answers:
+            seed = answers[check.id].variant
+        shown[check.id] = check_variant(unit, check, seed)
+    return shown
 
 
 def answers_for(*, learner: Learner, unit_slug: str) -> dict[str, CheckAnswer]:
@@ -101,10 +137,11 @@ def unit_progress(*, learner: Learner, unit: CompiledUnit) -> UnitProgress:
         else []
     )
     latest = max(visits, key=lambda v: v.last_visited_at, default=None)
+    checks = {c.id for s in unit.sections for c in s.checks}  # the predictions, not problems
     return UnitProgress(
         checks_total=sum(s.published_checks for s in unit.sections),
-        checks_answered=len(answers),
-        checks_correct=sum(1 for a in answers.values() if a.correct),
+        checks_answered=sum(1 for i, a in answers.items() if i in checks and a.attempts),
+        checks_correct=sum(1 for i, a in answers.items() if i in checks and a.correct),
         sections_reached=frozenset(v.section_number for v in visits),
         resume_section=latest.section_number if latest else None,
     )

@@ -20,40 +20,100 @@ from .models import CheckAnswer, SectionVisit
 
 @dataclass(frozen=True)
 class AnswerOutcome:
+    """grade: this answer's grade. record: the learner's row after it (None when the answer
+    could not be read: nothing was stored). kept_right: the answer was wrong and the row keeps
+    the earlier right answer of the same variant."""
+
     grade: Grade
-    record: CheckAnswer | None  # None when the answer could not be read: nothing was stored
+    record: CheckAnswer | None
+    kept_right: bool = False
+
+
+def _variant_of(check: CheckDef) -> int | None:
+    return check.variant.seed if check.variant else None
+
+
+def _start_variant(row: CheckAnswer, seed: int | None) -> None:
+    """A new variant: what the row says about the old one starts again (totals are kept)."""
+    row.variant = seed
+    row.variant_attempts = row.wrong_attempts = 0
+    row.revealed_at = None
+    row.correct = False
+    row.last_answer, row.mistakes, row.fields_right = [], [], []
 
 
 def check_answer_submit(
     *, learner: Learner, unit_slug: str, check: CheckDef, raw: list[str]
 ) -> AnswerOutcome:
-    """Grade ``raw`` (one string per field) and record the attempt.
+    """Grade ``raw`` (one string per box) against ``check`` (for a check with fresh numbers:
+    the variant the learner answered) and record the attempt with its verdict.
 
-    Unreadable input (empty, not a number, wrong count, too long: see grading.grade) is
-    answered with a message and changes nothing. Concurrent submits of the same learner
-    serialise on the row.
+    Unreadable input (empty, not readable by the box's kind, the right numbers at too few
+    decimals, too long: see grading.grade) is answered with a message and changes nothing.
+    The verdict is stored with the answer and the check's version. A wrong answer never
+    replaces a right one of the same variant. Concurrent submits of the same learner serialise
+    on the row.
     """
     if not learner.known:
         raise ValueError("an answer needs a learner (a user or an anonymous token)")
     result = grade(check, raw)
     if not result.ok:
         return AnswerOutcome(grade=result, record=None)
+    seed = _variant_of(check)
     for attempt in range(2):
         try:
             with transaction.atomic():
                 row = _locked_row(learner=learner, unit_slug=unit_slug, check_id=check.id)
+                if row.variant != seed:
+                    _start_variant(row, seed)
                 now = timezone.now()
                 row.attempts += 1
+                row.variant_attempts += 1
                 if row.attempts == 1:
                     row.first_try_correct = result.correct
-                row.correct = result.correct
-                if result.correct and row.solved_at is None:
-                    row.solved_at = now
-                row.last_answer = [r.strip() for r in raw]
+                kept_right = not result.correct and row.correct
+                if result.correct:
+                    if row.variant_attempts == 1 and row.revealed_at is None:
+                        tried = list(row.first_try_variants)
+                        if (seed or 0) not in tried:
+                            row.first_try_variants = [*tried, seed or 0]
+                    if row.solved_at is None:
+                        row.solved_at = now
+                else:
+                    row.wrong_attempts += 1
+                if not kept_right:
+                    row.correct = result.correct
+                    row.last_answer = [r.strip() for r in raw]
+                    row.mistakes = list(result.mistakes)
+                    row.fields_right = list(result.fields_right)
+                    row.check_version = check.version
                 row.save()
-                return AnswerOutcome(grade=result, record=row)
+                return AnswerOutcome(grade=result, record=row, kept_right=kept_right)
         except IntegrityError:
             # Two first answers raced to create the row; the loser retries and updates it.
+            if attempt == 1:
+                raise
+    raise AssertionError("unreachable")
+
+
+def check_solution_reveal(*, learner: Learner, unit_slug: str, check: CheckDef) -> CheckAnswer:
+    """The learner asked to see the worked answer ("show me"): recorded for the variant shown
+    (the first time only), so it is shown from now on and a later right answer does not count
+    as solved at the first try."""
+    if not learner.known:
+        raise ValueError("a reveal needs a learner (a user or an anonymous token)")
+    seed = _variant_of(check)
+    for attempt in range(2):
+        try:
+            with transaction.atomic():
+                row = _locked_row(learner=learner, unit_slug=unit_slug, check_id=check.id)
+                if row.variant != seed:
+                    _start_variant(row, seed)
+                if row.revealed_at is None:
+                    row.revealed_at = timezone.now()
+                    row.save()
+                return row
+        except IntegrityError:
             if attempt == 1:
                 raise
     raise AssertionError("unreachable")
@@ -188,11 +248,21 @@ def _merged_answer(mine: CheckAnswer, other: CheckAnswer) -> dict[str, Any]:
     correct_ones = [r for r in pair if r.correct]
     best = latest if latest.correct or not correct_ones else correct_ones[0]
     solved = [r.solved_at for r in pair if r.solved_at is not None]
+    first_tries = list(dict.fromkeys([*mine.first_try_variants, *other.first_try_variants]))
     return {
         "attempts": mine.attempts + other.attempts,
         "first_try_correct": earlier.first_try_correct,
+        "first_try_variants": first_tries,
+        # The stored answer with its verdict, version and variant state, all from one record.
         "correct": best.correct,
         "last_answer": best.last_answer,
+        "mistakes": best.mistakes,
+        "fields_right": best.fields_right,
+        "check_version": best.check_version,
+        "variant": best.variant,
+        "variant_attempts": best.variant_attempts,
+        "wrong_attempts": best.wrong_attempts,
+        "revealed_at": best.revealed_at,
         "solved_at": min(solved) if solved else None,
         "first_answered_at": earlier.first_answered_at,
         "updated_at": latest.updated_at,

@@ -10,4 +10,9 @@ urlpatterns = [
     path("units/<slug:unit_slug>/", views.unit_detail, name="unit"),
     path("units/<slug:unit_slug>/<int:number>/", views.section_detail, name="section"),
     path("units/<slug:unit_slug>/checks/<slug:check_id>/", views.check_answer, name="check_answer"),
+    path(
+        "units/<slug:unit_slug>/checks/<slug:check_id>/show-me/",
+        views.check_reveal,
+        name="check_reveal",
+    ),
 ]

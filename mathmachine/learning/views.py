@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from functools import partial
+from typing import Any, cast
 
 from django.contrib import messages
 from django.http import HttpRequest, HttpResponse, JsonResponse
@@ -11,9 +12,13 @@ from django.urls import reverse
 from django.utils.cache import patch_cache_control
 from django.views.decorators.http import require_GET, require_POST
 
+from mathmachine.coursebook.grading import MAX_ANSWER_CHARS, grade
+from mathmachine.coursebook.model import CheckDef, CompiledSection, CompiledUnit
+from mathmachine.coursebook.variants import parse_seed
+
 from . import selectors, services
 from .learners import learner_from_request
-from .rendering import check_html, section_html, toc_html
+from .rendering import Attempt, check_html, section_html, toc_html
 
 
 def _private(response: HttpResponse) -> HttpResponse:
@@ -49,7 +54,7 @@ def section_detail(request: HttpRequest, unit_slug: str, number: int) -> HttpRes
     unit = selectors.unit_get(unit_slug)
     section = selectors.section_get(unit, number)
     toc = selectors.toc_with_access(user=request.user, unit=unit)
-    is_open = {item["section"].number: item["open"] for item in toc}
+    is_open = {cast(CompiledSection, item["section"]).number: item["open"] for item in toc}
     if not is_open[section.number]:
         context = {
             "unit": unit,
@@ -66,12 +71,16 @@ def section_detail(request: HttpRequest, unit_slug: str, number: int) -> HttpRes
         for m in messages.get_messages(request)
         if m.extra_tags.startswith("check:")
     }
+    shown = selectors.variants_shown(unit=unit, section=section, answers=answers, query=request.GET)
+    attempts = _pop_attempts(request, section, shown)
     body = section_html(
         request=request,
         unit=unit,
         section=section,
         answers=answers,
         messages_by_check=messages_by_check,
+        shown=shown,
+        attempts=attempts,
     )
     index = unit.sections.index(section)
     previous = unit.sections[index - 1] if index > 0 else None
@@ -100,34 +109,78 @@ def section_detail(request: HttpRequest, unit_slug: str, number: int) -> HttpRes
     )
 
 
+# The answer a no-JS form sent, when the page it is redirected to must show it (it could not
+# be read, or it was wrong after a right one): kept in the session for that one page view.
+_ATTEMPTS_KEY = "check_attempts"
+
+
+def _raw_answer(request: HttpRequest, check: CheckDef) -> list[str]:
+    """One string per box: ``answer-0``, ``answer-1``… (ticked choices joined by commas), or
+    the older form's repeated ``answer``."""
+    if not any(f"answer-{i}" in request.POST for i in range(len(check.fields))):
+        return request.POST.getlist("answer")
+    return [",".join(request.POST.getlist(f"answer-{i}")) for i in range(len(check.fields))]
+
+
+def _pop_attempts(
+    request: HttpRequest, section: CompiledSection, shown: dict[str, CheckDef]
+) -> dict[str, Attempt]:
+    kept = request.session.pop(_ATTEMPTS_KEY, None) if hasattr(request, "session") else None
+    if not isinstance(kept, dict):
+        return {}
+    attempts: dict[str, Attempt] = {}
+    by_id = {c.id: c for c in section.gradables}
+    for check_id, item in kept.items():
+        check = shown.get(check_id) or by_id.get(check_id)
+        if check is None or not isinstance(item, dict):
+            continue
+        typed = [str(t) for t in item.get("typed", [])][: len(check.fields)]
+        attempts[check_id] = Attempt(
+            tuple(typed), grade(check, typed), kept_right=bool(item.get("kept_right"))
+        )
+    return attempts
+
+
+def _section_url(unit: CompiledUnit, section: CompiledSection, check: CheckDef) -> str:
+    url = reverse("learning:section", kwargs={"unit_slug": unit.slug, "number": section.number})
+    query = f"?seed-{check.id}={check.variant.seed}" if check.variant else ""
+    return f"{url}{query}#check-{check.id}"
+
+
+def _gate(request: HttpRequest, unit: CompiledUnit, check_id: str, wants_json: bool) -> Any:
+    """(section, check) when this learner may answer ``check_id``; else the response to send."""
+    section, check = selectors.check_find(unit, check_id)
+    if selectors.section_access(user=request.user, unit=unit, section=section):
+        return section, check
+    if wants_json:
+        locked = {"error": "This check is in a locked section."}
+        return _private(JsonResponse(locked, status=403))
+    return redirect("learning:section", unit_slug=unit.slug, number=section.number)
+
+
 @require_POST
 def check_answer(request: HttpRequest, unit_slug: str, check_id: str) -> HttpResponse:
     """Grade an answer. JSON for the page's script; a redirect back for forms without JS."""
     unit = selectors.unit_get(unit_slug)
-    section, check = selectors.check_find(unit, check_id)
     wants_json = "application/json" in request.headers.get("Accept", "")
-    if not selectors.section_access(user=request.user, unit=unit, section=section):
-        if wants_json:
-            locked = {"error": "This check is in a locked section."}
-            return _private(JsonResponse(locked, status=403))
-        return redirect("learning:section", unit_slug=unit.slug, number=section.number)
+    found = _gate(request, unit, check_id, wants_json)
+    if isinstance(found, HttpResponse):
+        return found
+    section, compiled = found
+    check = selectors.check_variant(unit, compiled, parse_seed(request.POST.get("seed")))
     learner = learner_from_request(request, create=True)
-    raw = request.POST.getlist("answer")
+    raw = _raw_answer(request, check)
     outcome = services.check_answer_submit(
         learner=learner, unit_slug=unit.slug, check=check, raw=raw
     )
+    show_attempt = not outcome.grade.ok or outcome.kept_right
     if wants_json:
-        # An unreadable answer stores nothing: show the learner's last stored answer again.
+        # What the learner sent stays in the boxes; the stored answer when it was stored.
         record = outcome.record or selectors.answers_for(learner=learner, unit_slug=unit.slug).get(
             check.id
         )
-        html = check_html(
-            request=request,
-            unit=unit,
-            check=check,
-            answer=record,
-            message="" if outcome.grade.ok else outcome.grade.message,
-        )
+        attempt = Attempt(tuple(raw), outcome.grade, outcome.kept_right) if show_attempt else None
+        html = check_html(request=request, unit=unit, check=check, answer=record, attempt=attempt)
         payload = {
             "ok": outcome.grade.ok,
             "correct": outcome.grade.correct if outcome.grade.ok else None,
@@ -136,10 +189,33 @@ def check_answer(request: HttpRequest, unit_slug: str, check_id: str) -> HttpRes
             "html": html,
         }
         return _private(JsonResponse(payload, status=200 if outcome.grade.ok else 400))
-    if not outcome.grade.ok:
-        messages.error(request, outcome.grade.message, extra_tags=f"check:{check.id}")
-    url = reverse("learning:section", kwargs={"unit_slug": unit.slug, "number": section.number})
-    return redirect(f"{url}#check-{check.id}")
+    if show_attempt:
+        kept = request.session.get(_ATTEMPTS_KEY)
+        kept = kept if isinstance(kept, dict) else {}
+        kept[check.id] = {
+            "typed": [r[:MAX_ANSWER_CHARS] for r in raw],
+            "kept_right": outcome.kept_right,
+        }
+        request.session[_ATTEMPTS_KEY] = kept
+    return redirect(_section_url(unit, section, check))
+
+
+@require_POST
+def check_reveal(request: HttpRequest, unit_slug: str, check_id: str) -> HttpResponse:
+    """ "Show me the worked answer": recorded, then the check is shown with it."""
+    unit = selectors.unit_get(unit_slug)
+    wants_json = "application/json" in request.headers.get("Accept", "")
+    found = _gate(request, unit, check_id, wants_json)
+    if isinstance(found, HttpResponse):
+        return found
+    section, compiled = found
+    check = selectors.check_variant(unit, compiled, parse_seed(request.POST.get("seed")))
+    learner = learner_from_request(request, create=True)
+    record = services.check_solution_reveal(learner=learner, unit_slug=unit.slug, check=check)
+    if wants_json:
+        html = check_html(request=request, unit=unit, check=check, answer=record)
+        return _private(JsonResponse({"ok": True, "html": html}))
+    return redirect(_section_url(unit, section, check))
 
 
 @require_GET

@@ -14,6 +14,7 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from support import in_parallel
 
+from mathmachine.coursebook.kinds import KINDS, FieldSpec
 from mathmachine.coursebook.model import CheckDef, Field
 from mathmachine.learning.learners import Learner
 from mathmachine.learning.models import CheckAnswer
@@ -45,7 +46,14 @@ CHECK = CheckDef(
     id="s1-count",
     section=1,
     prompt_html="<p>How many?</p>",
-    fields=(Field(label="answer", answer=(12.0,), tolerance=0.5, answer_text="12"),),
+    fields=(
+        Field(
+            label="answer",
+            kind="integer",
+            key=KINDS["integer"].key("12", FieldSpec({})),
+            answer_text="12",
+        ),
+    ),
     feedback_correct_html="<p>Right.</p>",
     feedback_wrong_html="<p>Not quite.</p>",
 )

@@ -221,10 +221,10 @@ def test_compiled_section_1_prints_the_spec_figures() -> None:
         assert _shows(sec.html, figure), f"section 1 does not show {figure}"
     # 35 and 1050 belong to check 2: they live in its definition, not in the prose.
     count = {c.id: c for c in sec.checks}["s1-count"]
-    assert [f.answer for f in count.fields] == [(35.0,), (1050.0,)]
+    assert [f.key.values for f in count.fields] == [(35.0,), (1050.0,)]
     assert "35" in count.prompt_html and "30" in count.prompt_html
     sharpen = {c.id: c for c in sec.checks}["s1-sharpen"]
-    assert [f.answer for f in sharpen.fields] == [(0.017, 0.047, 0.936)]
+    assert [f.key.values for f in sharpen.fields] == [(0.017, 0.047, 0.936)]
     assert "(0, 1, 4)" in sharpen.prompt_html
 
 

@@ -7,6 +7,7 @@ import json
 import os
 from collections.abc import Iterator
 from dataclasses import asdict
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -33,7 +34,18 @@ FIGURES = {
     "numbers": "1,050",
     "neg": "\u22120.462",
     "half": "0.5",
+    "matrix": "[[0.5, 0.25], [1, 2]]",
+    "matrix_t": "[[0.5, 1], [0.25, 2]]",
+    "third": "1/3",
 }
+
+
+def demo_variant(seed: int) -> dict[str, str]:
+    """A tiny variant function for the fixtures: a score pair drawn from the seed."""
+    a = seed % 7 + 1
+    return {"a": str(a), "b": str(a + 2), "sum": str(2 * a + 2), "wrong_sum": str(2 * a)}
+
+
 TITLE = "The bottleneck, and the fix: look back"
 
 
@@ -50,6 +62,7 @@ def make_unit(**overrides: object) -> UnitContext:
         figures=dict(FIGURES),
         examples={"demo": {"size": 3}},
         known_units={3: "vectors", 18: "attention-and-transformers"},
+        variants={"demo_variant": demo_variant},
     )
     for k, v in overrides.items():
         setattr(unit, k, v)
@@ -78,7 +91,7 @@ def compare(expected_path: Path, actual: str) -> None:
 def structured(result: MarkdownResult) -> str:
     """Checks, widgets and summary of a compile, as stable JSON."""
     checks = []
-    for c in result.ctx.checks:
+    for c in [*result.ctx.checks, *result.ctx.problems]:
         d = asdict(c)
         d["source"] = Path(c.source).name  # machine-independent
         checks.append(d)
@@ -87,7 +100,15 @@ def structured(result: MarkdownResult) -> str:
         "widgets": [asdict(w) for w in result.ctx.widgets],
         "summary_html": result.ctx.summary_html,
     }
-    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    return json.dumps(data, indent=2, ensure_ascii=False, default=_sets) + "\n"
+
+
+def _sets(value: object) -> object:
+    if isinstance(value, frozenset | set):
+        return sorted(value)
+    if isinstance(value, Fraction):
+        return str(value)
+    raise TypeError(f"{type(value).__name__} is not JSON")
 
 
 @pytest.fixture

@@ -19,7 +19,9 @@ def test_render_fixture(source: Path) -> None:
     result = compile_fixture(source)
     assert [e.format() for e in result.ctx.errors] == []
     compare(source.with_suffix(".html"), result.html)
-    has_data = result.ctx.checks or result.ctx.widgets or result.ctx.summary_html
+    has_data = (
+        result.ctx.checks or result.ctx.problems or result.ctx.widgets or result.ctx.summary_html
+    )
     json_path = source.with_suffix(".json")
     if has_data or json_path.exists():
         compare(json_path, structured(result))

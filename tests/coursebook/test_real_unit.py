@@ -143,8 +143,10 @@ def test_outline_and_ids(unit: CompiledUnit) -> None:
 def test_answer_key_is_not_in_the_page(unit: CompiledUnit) -> None:
     s = unit.sections[0]
     for check in s.checks:
-        hidden = [check.feedback_correct_html, check.feedback_wrong_html, *check.hints_html]
+        hidden = [check.feedback_correct_html, check.solution_html, *check.hints_html]
         hidden += [m.html for m in check.mistakes]
+        if check.feedback_wrong_html:
+            hidden.append(check.feedback_wrong_html)
         for fragment in hidden:
             assert fragment.strip() and fragment not in s.html
 
@@ -152,12 +154,14 @@ def test_answer_key_is_not_in_the_page(unit: CompiledUnit) -> None:
 def test_checks_grade_the_spec_answers(unit: CompiledUnit) -> None:
     checks = {c.id: c for c in unit.sections[0].checks}
     sharpen = next(c for c in checks.values() if len(c.fields) == 1)
-    assert sharpen.fields[0].answer == pytest.approx((0.017, 0.047, 0.936), abs=5e-4)
+    assert sharpen.fields[0].kind == "vector"
+    assert sharpen.fields[0].key.values == pytest.approx((0.017, 0.047, 0.936), abs=5e-4)
     assert grade(sharpen, ["0.017 0.047 0.936"]).correct
     old = grade(sharpen, ["(0.100, 0.164, 0.736)"])
-    assert old.ok and not old.correct and old.feedback_html != sharpen.feedback_wrong_html
+    assert old.ok and not old.correct and old.mistakes == ("unchanged",)
     count = next(c for c in checks.values() if len(c.fields) == 2)
-    assert [f.answer for f in count.fields] == [(35.0,), (1050.0,)]
+    assert [f.kind for f in count.fields] == ["integer", "integer"]
+    assert [f.key.values for f in count.fields] == [(35.0,), (1050.0,)]
     assert grade(count, ["35", "1,050"]).correct
     assert grade(count, ["३५", "१०५०"]).correct
 

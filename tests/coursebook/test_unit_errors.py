@@ -33,7 +33,7 @@ def test_good_unit_compiles() -> None:
     assert (second.html, second.checks, second.published_checks) == ("", (), 2)
     assert second.title == "Not written yet"
     (check,) = first.checks
-    assert check.id == "top-share" and check.fields[0].answer == (0.736,)
+    assert check.id == "top-share" and check.fields[0].key.values == (0.936,)
     assert "(0.100, 0.164, 0.736)" in first.html  # the engine's numbers, through figures()
     assert first.summary_html == "<p>Softmax turns scores into shares.</p>\n"
     assert '<a class="sec-ref" href="/units/demo/2/"' in first.html

@@ -30,7 +30,7 @@ The locked prose of this section says {SENTINEL} in plain words.
 :::
 
 ::::{{check}} {SECRET_CHECK}
-:kind: numeric
+:kind: integer
 :answer: {SENTINEL_ANSWER}
 
 What is the number that only buyers may see? ({SENTINEL} in the prompt.)
@@ -40,10 +40,10 @@ Right: {SENTINEL} in the feedback for a correct answer.
 :::
 
 :::{{feedback}} wrong
-The answer is {SENTINEL_ANSWER}; {SENTINEL} in the feedback for a wrong answer.
+{SENTINEL} in the feedback for a wrong answer.
 :::
 
-:::{{feedback}} mistake
+:::{{mistake}} seven
 :answer: 7
 Seven is a trap, says {SENTINEL}.
 :::
@@ -51,10 +51,14 @@ Seven is a trap, says {SENTINEL}.
 :::{{hint}}
 A hint that mentions {SENTINEL}.
 :::
+
+:::{{solution}}
+The answer is {SENTINEL_ANSWER}; {SENTINEL} in the worked answer.
+:::
 ::::
 
 ::::{{check}} {OTHER_CHECK}
-:kind: numeric
+:kind: integer
 :fields: rows | columns
 :answer: 4 | 3
 
@@ -64,7 +68,7 @@ How many rows and columns ({SENTINEL})?
 Yes, {SENTINEL}.
 :::
 
-:::{{feedback}} wrong
+:::{{solution}}
 No, {SENTINEL}.
 :::
 ::::

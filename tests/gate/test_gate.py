@@ -44,6 +44,8 @@ def test_a_locked_check_answers_403_json_and_stores_nothing(gated_site) -> None:
     assert response.status_code == 403
     assert response.json() == {"error": "This check is in a locked section."}
     assert "no-store" in response["Cache-Control"] and "private" in response["Cache-Control"]
+    shown = client.post(f"{url}show-me/", HTTP_ACCEPT="application/json")
+    assert shown.status_code == 403 and SENTINEL_ANSWER not in shown.content.decode()
     assert CheckAnswer.objects.count() == 0
     assert SectionVisit.objects.count() == 0
     assert SESSION_KEY not in client.session  # not even an anonymous learner was made

@@ -116,9 +116,11 @@ def test_the_buyer_sees_it_and_loses_it_again_after_a_refund(
     assert right.json()["correct"] is True
     assert SENTINEL in right.json()["html"]
     wrong = client.post(url, {"answer": "1"}, HTTP_ACCEPT="application/json")
-    assert SENTINEL_ANSWER in wrong.json()["html"]
+    assert SENTINEL in wrong.json()["html"] and SENTINEL_ANSWER not in wrong.json()["html"]
+    shown = client.post(f"{url}show-me/", HTTP_ACCEPT="application/json")
+    assert SENTINEL_ANSWER in shown.json()["html"]  # the worked answer, asked for
     row = CheckAnswer.objects.get(user=buyer, check_id=SECRET_CHECK)
-    assert row.attempts == 2
+    assert row.attempts == 2 and row.revealed_at is not None
 
     revoke(order)
 

@@ -108,7 +108,7 @@ def test_answered_checks_and_messages_are_rendered_per_learner(
     unit18: CompiledUnit, check1: CheckDef
 ) -> None:
     row = CheckAnswer(unit_slug=unit18.slug, check_id=C1, last_answer=["0.31 0.32 0.37"])
-    row.attempts = 3
+    row.attempts = row.variant_attempts = row.wrong_attempts = 3
     request = a_request()
     mine = check_html(request=request, unit=unit18, check=check1, answer=row)
     assert "0.31 0.32 0.37" in mine and "3 tries so far" in mine
@@ -159,7 +159,7 @@ def test_the_token_in_a_kept_form_is_accepted_when_csrf_is_enforced() -> None:
 def test_the_body_is_the_compiled_html_with_each_marker_filled(unit18: CompiledUnit) -> None:
     section = selectors.section_get(unit18, 1)
     answer = CheckAnswer(unit_slug=unit18.slug, check_id=C2, last_answer=["35", "999"])
-    answer.attempts = 1
+    answer.attempts = answer.variant_attempts = answer.wrong_attempts = 1
     answers = {C2: answer}
     request = a_request()
     checks = {c.id: c for c in section.checks}

@@ -15,6 +15,7 @@ from django.db.models import QuerySet
 from support import in_parallel
 
 from mathmachine.coursebook.model import CheckDef
+from mathmachine.learning import services
 from mathmachine.learning.learners import Learner
 from mathmachine.learning.models import CheckAnswer, SectionVisit
 from mathmachine.learning.services import check_answer_submit, section_visit_record
@@ -65,14 +66,42 @@ class TestCheckAnswerSubmit:
             assert solved == datetime(2026, 3, 1, 9, 1, tzinfo=UTC)
 
             clock.shift(60)
-            submit(learner, check1, ["  0.1, 0.164, 0.736 "])
+            later = submit(learner, check1, ["  0.1, 0.164, 0.736 "])
             row.refresh_from_db()
-        # The latest answer is wrong again: it says so, but the first solve is kept.
-        assert (row.attempts, row.correct, row.first_try_correct) == (3, False, False)
+        # A wrong answer after a right one is counted and graded, but never stored over it.
+        assert later.kept_right and later.grade.mistakes == ("unchanged",)
+        assert (row.attempts, row.correct, row.first_try_correct) == (3, True, False)
+        assert (row.variant_attempts, row.wrong_attempts) == (3, 2)
         assert row.solved_at == solved
         assert row.first_answered_at == T0
-        assert row.last_answer == ["0.1, 0.164, 0.736"]  # stored stripped
+        assert row.last_answer == RIGHT  # the right answer, not the later wrong one
+        assert row.check_version == check1.version and row.mistakes == []
         assert CheckAnswer.objects.count() == 1
+
+    def test_the_verdict_is_stored_with_the_answer(self, check1: CheckDef) -> None:
+        learner = anon()
+        submit(learner, check1, ["0.2 0.328 1.472"])
+        row = CheckAnswer.objects.get()
+        assert (row.correct, row.mistakes, row.fields_right) == (
+            False,
+            ["doubled-the-weights"],
+            [False],
+        )
+        assert row.check_version == check1.version and row.wrong_attempts == 1
+        submit(learner, check1, ["0.3 0.3 0.4"])
+        row.refresh_from_db()
+        assert (row.mistakes, row.wrong_attempts, row.last_answer) == ([], 2, ["0.3 0.3 0.4"])
+
+    def test_asking_for_the_worked_answer_is_recorded_once(self, check1: CheckDef) -> None:
+        learner = anon()
+        with time_machine.travel(T0, tick=False) as clock:
+            row = services.check_solution_reveal(learner=learner, unit_slug=UNIT, check=check1)
+            clock.shift(60)
+            again = services.check_solution_reveal(learner=learner, unit_slug=UNIT, check=check1)
+        assert row.pk == again.pk and again.revealed_at == T0 and again.attempts == 0
+        submit(learner, check1, RIGHT)
+        row = CheckAnswer.objects.get()
+        assert row.correct and row.first_try_variants == []  # seen first: not a first try
 
     def test_a_second_right_answer_does_not_move_the_solve_time(self, check1: CheckDef) -> None:
         learner = anon()

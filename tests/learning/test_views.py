@@ -29,7 +29,7 @@ from .conftest import (
 
 pytestmark = pytest.mark.django_db
 
-UNREADABLE = "Type a number like 0.936 or a list like (0.1, 0.2, 0.7)"
+UNREADABLE = "Type 3 numbers in order, like (0.1, 0.2, 0.3)."  # check 1's, a vector of 3
 
 
 def text(response: Any) -> str:
@@ -80,7 +80,9 @@ def test_section_1_has_the_widget_both_checks_and_no_answer_key(
         assert f'action="{check_url(check.id)}"' in page
         # The key (answers, feedback, hints) is not in the page before answering.
         assert check.feedback_correct_html not in page
-        assert check.feedback_wrong_html not in page
+        assert check.solution_html not in page
+        for hint in check.hints_html:
+            assert hint not in page
         for mistake in check.mistakes:
             assert mistake.html not in page
     assert page.count('name="csrfmiddlewaretoken"') >= 2
@@ -223,8 +225,11 @@ def test_json_answer_to_the_two_field_check(
         (C1, ["0.1", "0.2"], "This check takes one answer; got 2."),
         (C1, [], "This check takes one answer; got 0."),
         (C2, ["35"], "This check takes 2 answers; got 1."),
-        (C2, ["35", "lots"], "Numbers in the map: " + UNREADABLE),
+        (C2, ["35", "lots"], "Numbers in the map: “lots” is not a number. Type a whole number"),
         (C2, ["35", "1" * 201], "too long"),
+        (C2, ["35", "1050.5"], "Numbers in the map: This answer is a whole number."),
+        (C1, ["0,017, 0,047, 0,936"], "Use a point for decimals, as in 0.017, 0.047, 0.936"),
+        (C1, ["0.02 0.05 0.94"], "Nearly there: give each number to three decimal places."),
     ],
 )
 def test_an_unreadable_answer_is_400_with_a_message_and_stores_nothing(
@@ -273,6 +278,7 @@ def test_form_unreadable_answer_shows_its_message_once_and_stores_nothing(
     assert CheckAnswer.objects.count() == 0
     page = text(client.get(SECTION_1))
     assert "This answer is a list of 3 numbers" in page
+    assert 'value="0,936"' in page  # what was typed stays in the box
     assert page.count('aria-invalid="true"') == 1  # on check 1's field only
     assert "flash" not in page  # shown at the check, not as a site-wide message
     again = text(client.get(SECTION_1))
@@ -373,13 +379,19 @@ def test_a_page_request_never_compiles_or_parses_markdown(
 
 
 @pytest.mark.django_db
-def test_an_unreadable_answer_keeps_showing_the_last_stored_answer(client):
+def test_an_unreadable_answer_keeps_what_was_typed_and_stores_nothing(client):
     url = "/units/attention-and-transformers/checks/s1-count/"
     json_accept = {"HTTP_ACCEPT": "application/json"}
     client.post(url, {"answer": ["35", "1050"]}, **json_accept)
     bad = client.post(url, {"answer": ["35", "lots"]}, **json_accept).json()
     assert bad["ok"] is False
-    # As on the page without JavaScript: the stored answer stays in the boxes, with the message.
-    assert 'value="1050"' in bad["html"]
-    assert "Numbers in the map: Type a number" in bad["html"]
+    # What the learner typed stays in the boxes, with the message; the stored answer is kept.
+    assert 'value="lots"' in bad["html"] and 'value="1050"' not in bad["html"]
+    assert "Numbers in the map: “lots” is not a number." in bad["html"]
     assert CheckAnswer.objects.get(check_id="s1-count").last_answer == ["35", "1050"]
+    # Without JavaScript: the same, on the page the form is sent back to, once.
+    client.post(url, {"answer": ["35", "lots"]})
+    page = client.get("/units/attention-and-transformers/1/").content.decode()
+    assert 'value="lots"' in page and "“lots” is not a number" in page
+    again = client.get("/units/attention-and-transformers/1/").content.decode()
+    assert 'value="1050"' in again and "“lots”" not in again

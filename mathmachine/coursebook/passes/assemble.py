@@ -1,8 +1,9 @@
 """The pipeline, stage by stage, and the assembly of a CompiledUnit.
 
-    load (unit.toml, figures.py) -> lint hand-typed decimals (on the source as written)
-    -> substitute figures -> parse (markdown-it) -> directives -> structure -> roles
-    -> math (LaTeX -> MathML, per token, so errors keep their lines) -> render -> assemble
+    load (unit.toml, figures) -> lint hand-typed decimals (on the source as written)
+    -> substitute figures (variant blocks from their functions) -> parse (markdown-it)
+    -> directives -> structure -> roles -> math (LaTeX -> MathML, per token, so errors keep
+    their lines) -> render -> the rules on printed answers -> assemble
 
 Errors of every stage are collected per file, so one run reports all of them.
 """
@@ -16,15 +17,16 @@ from pathlib import Path
 from ..errors import CompileError, CompileErrors, StructureError
 from ..model import CompiledSection, CompiledUnit
 from ..parse import parse
+from .answers import check_printed_answers
 from .context import SectionContext, SectionRef, UnitContext
 from .directives import expand
-from .figures import substitute
 from .lint import lint_decimals
 from .load import SectionEntry, UnitSource, load_figures, read_unit
 from .math import convert_math
 from .render import render_section
 from .roles import resolve_roles
 from .structure import check_headings, check_summary, check_title
+from .variants import DEFAULT_SEED, VariantFunction, substitute_variants
 
 
 @dataclass
@@ -41,16 +43,22 @@ def compile_markdown(
     number: int,
     title: str,
     whole_section: bool = True,
+    seed: int = DEFAULT_SEED,
 ) -> MarkdownResult:
     """Compile one section's Markdown. Errors are left in result.ctx.errors (not raised).
 
-    whole_section=False compiles a fragment: no title line or closing summary required.
+    whole_section=False compiles a fragment: no title line or closing summary required, and no
+    rules on printed answers (they need the whole page). seed: the variant of every check or
+    problem with :variant: (mathmachine.coursebook.variants compiles others on demand).
     """
     ctx = SectionContext(unit=unit, path=path, number=number, title=title)
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     ctx.errors.extend(lint_decimals(text, path, unit.figures))
-    text, errors = substitute(text, path, unit.figures)
+    text, ctx.variant_blocks, errors = substitute_variants(
+        text, path, unit.figures, unit.variants, seed
+    )
     ctx.errors.extend(errors)
+    ctx.text = text
     tokens = parse(text)
     if whole_section:
         tokens = check_title(tokens, ctx)
@@ -61,11 +69,17 @@ def compile_markdown(
     resolve_roles(tokens, ctx)
     convert_math(tokens, ctx)
     html = render_section(tokens, ctx)
+    if whole_section and not ctx.errors:
+        check_printed_answers(html, ctx)
     return MarkdownResult(html, ctx)
 
 
 def _unit_context(
-    source: UnitSource, figures: dict[str, str], examples: dict, known: dict[int, str]
+    source: UnitSource,
+    figures: dict[str, str],
+    examples: dict,
+    known: dict[int, str],
+    variants: dict[str, VariantFunction],
 ) -> UnitContext:
     return UnitContext(
         number=source.number,
@@ -77,6 +91,7 @@ def _unit_context(
         figures=figures,
         examples=examples,
         known_units=known,
+        variants=variants,
     )
 
 
@@ -132,6 +147,7 @@ def _compile_section(
         source=str(path),
         scripts=tuple(ctx.scripts),
         styles=tuple(ctx.styles),
+        problems=tuple(ctx.problems),
     )
 
 
@@ -160,7 +176,7 @@ def compile_unit(
         from ..cache import scan_units
 
         known_units = {info.number: info.slug for info in scan_units(folder.parent)}
-    unit = _unit_context(source, figures.values, figures.examples, known_units)
+    unit = _unit_context(source, figures.values, figures.examples, known_units, figures.variants)
     errors: list[CompileError] = []
     sections = tuple(_compile_section(e, source, unit, errors) for e in source.sections)
     if errors:
@@ -174,4 +190,5 @@ def compile_unit(
         source_hash=source_hash or source_digest(folder),
         offer=source.offer,
         course=source.course,
+        known_units=dict(known_units),
     )

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -10,7 +10,7 @@ from typing import Any, Protocol
 from markdown_it.token import Token
 
 from ..errors import CompileError, display_path
-from ..model import CheckDef, WidgetUse
+from ..model import CheckDef, Variant, WidgetUse
 
 
 @dataclass(frozen=True)
@@ -39,6 +39,7 @@ class UnitContext:
     examples: dict[str, Any]
     known_units: dict[int, str] = field(default_factory=dict)
     ids: dict[str, str] = field(default_factory=dict)
+    variants: dict[str, Callable[[int], dict[str, str]]] = field(default_factory=dict)
 
 
 @dataclass
@@ -51,15 +52,23 @@ class SectionContext:
     title: str
     errors: list[CompileError] = field(default_factory=list)
     checks: list[CheckDef] = field(default_factory=list)
+    problems: list[CheckDef] = field(default_factory=list)
     widgets: list[WidgetUse] = field(default_factory=list)
     summary_html: str = ""
     scripts: list[str] = field(default_factory=list)
     styles: list[str] = field(default_factory=list)
+    # The variant blocks of the section, by the line of their opening fence (passes/variants).
+    variant_blocks: dict[int, Variant] = field(default_factory=dict)
+    # The section's text after figures were substituted (for the rules on printed answers).
+    text: str = ""
 
     def use_assets(self, *, scripts: tuple[str, ...] = (), styles: tuple[str, ...] = ()) -> None:
         """The page of this section must load `scripts` and link `styles` (kept once each)."""
         self.scripts.extend(s for s in scripts if s not in self.scripts)
         self.styles.extend(s for s in styles if s not in self.styles)
+
+    def variant_at(self, line: int) -> Variant | None:
+        return self.variant_blocks.get(line)
 
     def error(self, cls: type[CompileError], line: int, message: str) -> None:
         self.errors.append(cls(self.path, line, message))

@@ -15,12 +15,24 @@ FIGURE_REF = re.compile(r"\{\{(.*?)\}\}")
 NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]*$")
 
 
-def substitute(text: str, path: Path, figures: dict[str, str]) -> tuple[str, list[CompileError]]:
-    """(text with figures substituted, errors). An unknown name is left as written."""
+def substitute(
+    text: str,
+    path: Path,
+    figures: dict[str, str],
+    *,
+    first_line: int = 1,
+    skip: frozenset[int] = frozenset(),
+    owner: str = "figures() in the unit's figures",
+) -> tuple[str, list[CompileError]]:
+    """(text with figures substituted, errors). An unknown name is left as written.
+
+    first_line: the file line of the text's first line; skip: file lines left as they are (a
+    variant's block, substituted from its own function); owner: who lacks an unknown name.
+    """
     errors: list[CompileError] = []
     out_lines: list[str] = []
-    for n, line in enumerate(text.split("\n"), start=1):
-        if "{{" not in line:
+    for n, line in enumerate(text.split("\n"), start=first_line):
+        if "{{" not in line or n in skip:
             out_lines.append(line)
             continue
 
@@ -38,8 +50,7 @@ def substitute(text: str, path: Path, figures: dict[str, str]) -> tuple[str, lis
                     UnknownFigureError(
                         path,
                         n,
-                        f"unknown figure {{{{ {name} }}}}{hint}: "
-                        "figures() in figures.py has no such entry",
+                        f"unknown figure {{{{ {name} }}}}{hint}: {owner} has no such entry",
                     )
                 )
                 return m.group(0)

@@ -10,7 +10,8 @@ import re
 import sys
 import tomllib
 import traceback
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -84,6 +85,8 @@ class Figures:
     values: dict[str, str]
     examples: dict[str, Any]
     path: Path
+    # VARIANTS: name -> function(seed) -> figures of one variant of a check or problem
+    variants: dict[str, Callable[[int], dict[str, str]]] = field(default_factory=dict)
 
 
 def _key_lines(text: str) -> dict[tuple[int, str], int]:
@@ -387,6 +390,12 @@ def load_figures(folder: Path, unit_number: int) -> Figures:
     if not isinstance(examples, dict):
         errors.append(FiguresError(path, 1, "EXAMPLES must be a dict"))
         examples = {}
+    variants = getattr(module, "VARIANTS", {})
+    if not isinstance(variants, dict) or not all(
+        isinstance(k, str) and callable(v) for k, v in variants.items()
+    ):
+        errors.append(FiguresError(path, 1, "VARIANTS must be a dict of name -> function(seed)"))
+        variants = {}
     if errors:
         raise CompileErrors(errors)
-    return Figures(clean, examples, path)
+    return Figures(clean, examples, path, dict(variants))

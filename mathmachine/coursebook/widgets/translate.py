@@ -170,7 +170,7 @@ def _toolbar(uid: str) -> kit.HTML:
     )  # fmt: skip
 
 
-def _figure(uid: str, ex: dict[str, Any], amap: NDArray[np.float64]) -> kit.HTML:
+def _figure(uid: str, ex: dict[str, Any], amap: NDArray[np.floating[Any]]) -> kit.HTML:
     """Static SVG: English notes on top, Hindi words below, one line per (word, note)."""
     n_out, n_in = amap.shape
     width, top, bottom = 320.0, 40.0, 142.0
@@ -354,7 +354,7 @@ def _summary_note(ex: dict[str, Any]) -> kit.HTML:
     )
 
 
-def _map(uid: str, ex: dict[str, Any], amap: NDArray[np.float64]) -> kit.HTML:
+def _map(uid: str, ex: dict[str, Any], amap: NDArray[np.floating[Any]]) -> kit.HTML:
     english = " ".join(ex["english"])
     return h(
         "div",

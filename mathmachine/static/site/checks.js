@@ -1,5 +1,6 @@
-// Checks answer in place: the form still works without JavaScript (a normal POST and redirect);
-// with it, the answer is sent in the background and the server's feedback replaces the check.
+// Checks answer in place: the forms still work without JavaScript (a normal POST and redirect);
+// with it, an answer (or "show me the worked answer") is sent in the background and the server's
+// HTML replaces the check.
 
 async function submitCheck(form) {
   const section = form.closest(".check");
@@ -18,7 +19,9 @@ async function submitCheck(form) {
     template.innerHTML = data.html.trim();
     const fresh = template.content.firstElementChild;
     section.replaceWith(fresh);
-    const feedback = fresh.querySelector(".check-feedback");
+    const feedback = form.matches(".check-reveal")
+      ? fresh.querySelector(".check-solution") || fresh.querySelector(".check-feedback")
+      : fresh.querySelector(".check-feedback");
     // Move focus to the feedback so keyboard and screen-reader users hear the verdict.
     feedback.setAttribute("tabindex", "-1");
     feedback.focus();
@@ -34,7 +37,7 @@ async function submitCheck(form) {
 
 document.addEventListener("submit", (event) => {
   const form = event.target;
-  if (!(form instanceof HTMLFormElement) || !form.matches(".check-form")) return;
+  if (!(form instanceof HTMLFormElement) || !form.matches(".check-form, .check-reveal")) return;
   if (form.dataset.plain) return;
   event.preventDefault();
   submitCheck(form);

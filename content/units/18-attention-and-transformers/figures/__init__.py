@@ -1,9 +1,11 @@
 """Unit 18's worked examples and every figure its prose prints, computed by the engine.
 
 One module per section, named ``sNN_<slug>.py`` (``s01_look_back.py``, ``s15_practice.py``), each
-defining ``EXAMPLES`` (the inputs its widgets and prose use) and ``figures()`` (every number the
-section prints, formatted exactly as printed). This package gathers them: ``EXAMPLES`` and
-``figures()`` below are what the compiler reads. A name defined by two sections is an error.
+defining ``EXAMPLES`` (the inputs its widgets and prose use), ``figures()`` (every number the
+section prints, formatted exactly as printed) and, for checks and problems with fresh numbers,
+``VARIANTS`` (name -> function(seed) -> the figures of that variant). This package gathers them:
+``EXAMPLES``, ``figures()`` and ``VARIANTS`` below are what the compiler reads. A name defined
+by two sections is an error.
 ``printing.py`` holds the shared formatters (``dec``, ``plain``, ``vec``).
 
 The section modules are found by their file names, so adding a section's figures is adding its
@@ -43,6 +45,11 @@ def _merge(parts: list[tuple[str, dict[str, Any]]], what: str) -> dict[str, Any]
 
 EXAMPLES: dict[str, Any] = _merge(
     [(m.__name__.rsplit(".", 1)[-1], getattr(m, "EXAMPLES", {})) for m in SECTIONS], "example"
+)
+
+
+VARIANTS: dict[str, Any] = _merge(
+    [(m.__name__.rsplit(".", 1)[-1], getattr(m, "VARIANTS", {})) for m in SECTIONS], "variant"
 )
 
 

@@ -106,9 +106,18 @@ def figures() -> dict[str, str]:
     f["denominator_double"] = dec(exps2.sum())
     f["check1_answer"] = vec(sharp_lb.weights)
     f["check1_tea"] = dec(sharp_lb.weights[2])
-    # The mistake "the weights double", made on the printed weights (0.100 -> 0.200, ...).
+    # Its named mistakes, each the engine's numbers run through the slip:
+    # the weights double (made on the printed weights, 0.100 -> 0.200, ...);
     f["check1_doubled_weights"] = vec(factor * np.round(lb.weights, 3))
-    f["check1_unchanged"] = vec(lb.weights)  # the mistake "nothing changes"
+    f["check1_unchanged"] = vec(lb.weights)  # nothing changes: the old weights
+    # forgot to exponentiate: the new scores divided by their sum;
+    f["check1_no_exp"] = vec(sharp_lb.scores / sharp_lb.scores.sum())
+    # divided the exponentials by the sum of the scores instead of the sum of the exponentials;
+    f["check1_score_sum"] = vec(exps2 / sharp_lb.scores.sum())
+    # rounded too early: the exponentials rounded to one decimal before dividing.
+    rounded = np.round(exps2, 1)
+    f["check1_rounded_early"] = vec(rounded / rounded.sum())
+    f["exp2_rounded_drink"] = dec(rounded[1], 1)
 
     # --- Check 2 (s1-count): one context vector per word written; the map is n_out x n_in.
     cnt = EXAMPLES["count"]
