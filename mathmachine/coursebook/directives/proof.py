@@ -15,6 +15,13 @@
 Renders as <details class="proof"><summary>Prove it · TITLE</summary> with the claim, then
 <ol class="proof-steps"> with each step its own <li>, then the remark after "∎". Consecutive
 proofs are grouped under a heading "If you want the algebra · N proof(s), step by step".
+
+Steps open one at a time: the steps and the remark sit in a <proof-steps> element
+(static/site/proof-steps.js, on the widget kit) whose "Next step" and "All steps" buttons are
+rendered hidden (data-js) and shown when the script upgrades it; the script then shows the first
+step only, reveals one more per "Next step" (focus moves to it) and the remark after the last.
+Without JavaScript, or after "All steps", every step shows at once. A proof of one step gets no
+buttons. The section's page loads the script (SCRIPT) when it has a proof.
 """
 
 from __future__ import annotations
@@ -31,6 +38,7 @@ from ..passes.context import SectionContext, line_of
 from .base import Block, DirectiveCall, DirectiveSpec, directive_node, register
 
 KICKER = "Prove it"
+SCRIPT = "site/proof-steps.js"
 GROUP_LABEL = "If you want the algebra"
 SHAPE = "inside {proof}, write one {claim}, then one or more {step} blocks, then an optional {qed}"
 
@@ -61,16 +69,30 @@ class ProofNode:
         level = r.label_level()
         title = r.inline(self.title)
         claim = _lead(r.blocks(self.claim, level), '<strong class="proof-label">Claim.</strong>')
-        steps = "".join(f"<li>\n{r.blocks(s, level)}</li>\n" for s in self.steps)
+        steps = "".join(
+            f'<li data-target="step" tabindex="-1">\n{r.blocks(s, level)}</li>\n'
+            for s in self.steps
+        )
         end = '<span class="proof-end" role="img" aria-label="End of proof">∎</span>'
         qed = r.blocks(self.qed, level) if self.qed is not None else ""
         qed = _lead(qed, end) if qed else f"<p>{end}</p>\n"
+        n = len(self.steps)
+        controls = (
+            '<p class="proof-controls" data-js hidden>'
+            f'<button type="button" class="proof-next" data-target="next">Next step (2 of {n})'
+            '</button> <button type="button" class="proof-all" data-target="all">All steps'
+            "</button></p>\n"
+            if n > 1
+            else ""
+        )
         return (
             f'<details class="proof">\n'
             f'<summary><span class="proof-kicker">{KICKER}</span> · {title}</summary>\n'
             f'<div class="proof-claim">\n{claim}</div>\n'
-            f'<ol class="proof-steps">\n{steps}</ol>\n'
-            f'<div class="proof-qed">\n{qed}</div>\n'
+            f"<proof-steps data-kit>\n"
+            f'<ol class="proof-steps">\n{steps}</ol>\n{controls}'
+            f'<div class="proof-qed" data-target="end">\n{qed}</div>\n'
+            f"</proof-steps>\n"
             f"</details>\n"
         )
 
@@ -113,6 +135,7 @@ def _build_proof(call: DirectiveCall, body: list[Token], ctx: SectionContext) ->
         qed = next(b for b in blocks if b.name == "qed")
         ctx.error(DirectiveStructureError, qed.line, f"{{qed}} closes the proof: {SHAPE}")
         return None
+    ctx.use_assets(scripts=(SCRIPT,))
     return ProofNode(
         line=call.line,
         title=parse_inline(call.argument, line=call.line),

@@ -25,7 +25,7 @@ from .load import SectionEntry, UnitSource, load_figures, read_unit
 from .math import convert_math
 from .render import render_section
 from .roles import resolve_roles
-from .structure import check_headings, check_summary, check_title
+from .structure import check_headings, check_summary, check_title, check_try_boxes
 from .variants import DEFAULT_SEED, VariantFunction, substitute_variants
 
 
@@ -63,6 +63,7 @@ def compile_markdown(
     if whole_section:
         tokens = check_title(tokens, ctx)
     tokens = expand(tokens, ctx)
+    check_try_boxes(ctx)
     check_headings(tokens, ctx)
     if whole_section:
         check_summary(tokens, ctx, last_line=max(1, text.count("\n")))

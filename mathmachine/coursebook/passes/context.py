@@ -61,6 +61,7 @@ class SectionContext:
     variant_blocks: dict[int, Variant] = field(default_factory=dict)
     # The section's text after figures were substituted (for the rules on printed answers).
     text: str = ""
+    try_boxes: list[tuple[int, bool]] = field(default_factory=list)  # (line, has a {nojs} part)
 
     def use_assets(self, *, scripts: tuple[str, ...] = (), styles: tuple[str, ...] = ()) -> None:
         """The page of this section must load `scripts` and link `styles` (kept once each)."""

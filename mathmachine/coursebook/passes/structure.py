@@ -3,7 +3,8 @@
 - the file starts with ``# <title>``, equal to unit.toml's title (the page renders the title
   as its <h1>, so this heading is removed from the body);
 - no other level-1 heading, and headings never skip a level (## then ####);
-- exactly one ``{summary}``, and it is the last block of the section.
+- exactly one ``{summary}``, and it is the last block of the section;
+- in a section with a widget, every ``{try}`` box says what a reader without JavaScript sees.
 """
 
 from __future__ import annotations
@@ -76,3 +77,18 @@ def check_summary(tokens: list[Token], ctx: SectionContext, last_line: int) -> N
             line_of(summaries[0]),
             "{summary} must be the last block of the section",
         )
+
+
+def check_try_boxes(ctx: SectionContext) -> None:
+    """A "Try" box in a section with widgets points at controls that need JavaScript: it must
+    say, in a {nojs} part, what the static figure shows instead."""
+    if not ctx.widgets:
+        return
+    for line, has_nojs in ctx.try_boxes:
+        if not has_nojs:
+            ctx.error(
+                StructureError,
+                line,
+                "this {try} box points at a widget, whose controls need JavaScript: add a "
+                ":::{nojs} part saying what the static figure shows without it",
+            )
