@@ -1,19 +1,22 @@
-"""Transfer weight of Unit 18 §1 on a first visit (issue 2 "Measured": goal <= 100 KB).
+"""Transfer weight of every written section on a first visit (issues 2 and 9 "Measured": goal
+<= 100 KB a section, compressed, all assets).
 
-    .venv/bin/python bench/page_weight.py
+    .venv/bin/python bench/page_weight.py [section number ...]     (default: every written one)
 
 The site is served as production would serve it: production settings (DEBUG off), static files
 collected with the manifest storage (hashed names, brotli and gzip copies made at build time)
 into a temporary STATIC_ROOT and served by WhiteNoise, HTML gzipped by Django's GZipMiddleware,
 behind gunicorn (one worker per core, threads, keep-alive), with a throwaway SQLite database.
-Headless Chromium (Debian's) opens section 1 in a fresh context (empty cache, no cookies)
-asking for br/gzip, and the DevTools protocol reports, per response, the bytes that came over
-the wire (Network.loadingFinished encodedDataLength: headers and compressed body) and the body
-once decoded. Prints one row per resource, the total, whether the Devanagari webfont was
-downloaded, and any request to another host (there must be none). Figures are printed, never
-asserted.
+Headless Chromium (Debian's) opens each section in a fresh context (empty cache; the free
+section with no cookies, a locked one with only the session cookie of a buyer created in the
+site's database: buyer_session()) asking for br/gzip, and the DevTools protocol reports, per
+response, the bytes that came over the wire (Network.loadingFinished encodedDataLength: headers
+and compressed body) and the body once decoded. Prints, per section, one row per resource, the
+total, whether the Devanagari webfont was downloaded, and any request to another host (there
+must be none); then one summary line per section. Figures are printed, never asserted.
 
-production_site() is also used by section_rps.py and slider_latency.py.
+production_site(), buyer_session() and written_sections() are also used by section_rps.py,
+slider_latency.py and lighthouse_sections.py.
 """
 
 from __future__ import annotations
@@ -30,11 +33,14 @@ import tempfile
 import time
 import urllib.request
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "tests"))
+sys.path.insert(1, str(REPO))
 from support import CHROMIUM, CHROMIUM_ARGS  # noqa: E402  (shared with the browser tests)
 
 PY = sys.executable
@@ -67,9 +73,98 @@ def _environment(var_dir: Path) -> dict[str, str]:
     return env
 
 
+class Site(str):
+    """The base URL of a site production_site() serves (http://127.0.0.1:PORT), with the
+    environment its manage.py commands run in (its settings and database)."""
+
+    env: dict[str, str]
+
+    def __new__(cls, base: str, env: dict[str, str]) -> Site:
+        site = super().__new__(cls, base)
+        site.env = env
+        return site
+
+
+@dataclass(frozen=True)
+class SectionPage:
+    """A written section: its path, whether it is the free preview, its compiled form."""
+
+    path: str
+    number: int
+    title: str
+    free: bool
+    section: Any  # mathmachine.coursebook.model.CompiledSection
+
+
+def written_sections(numbers: list[int] | None = None) -> list[SectionPage]:
+    """Every written section of every unit (compiled from the repository), or those `numbers`."""
+    from mathmachine.coursebook import cache
+
+    pages = []
+    for folder in cache.unit_folders(cache.content_root()):
+        unit = cache.build_unit(folder)
+        for s in unit.sections:
+            if s.written and (not numbers or s.number in numbers):
+                path = f"/units/{unit.slug}/{s.number}/"
+                pages.append(SectionPage(path, s.number, s.title, s.free, s))
+    return pages
+
+
+_BUYER = """
+import sys, uuid
+sys.path.insert(0, "tests")
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.test import Client
+from mathmachine.billing.models import Product
+from support import paid_order_create
+email = f"bench-{uuid.uuid4().hex[:10]}@example.com"
+user = get_user_model().objects.create_user(email, email, uuid.uuid4().hex)
+paid_order_create(user, Product.objects.get(code="unit-18"))
+client = Client()
+client.force_login(user)
+print("SESSION", settings.SESSION_COOKIE_NAME, client.cookies[settings.SESSION_COOKIE_NAME].value)
+"""
+
+
+def buyer_session(site: Site) -> tuple[str, str]:
+    """A signed-in learner who bought Unit 18 (a paid order with its entitlement, written in
+    the site's database): the session cookie's (name, value)."""
+    out = subprocess.run(
+        [PY, "manage.py", "shell", "--no-imports", "-c", _BUYER],
+        cwd=REPO,
+        env=site.env,
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
+    line = next(x for x in out.splitlines() if x.startswith("SESSION "))
+    _, name, value = line.split()
+    return name, value
+
+
+def opens_as_section(site: str, path: str, cookie: tuple[str, str] | None) -> bool:
+    """Whether `path` is served as the section itself (not the locked page) to this cookie."""
+    headers = {"Cookie": f"{cookie[0]}={cookie[1]}"} if cookie else {}
+    with urllib.request.urlopen(urllib.request.Request(site + path, headers=headers)) as r:
+        return b'<article class="section-body"' in r.read()
+
+
+def visit(site: str, page: SectionPage, buyer: tuple[str, str] | None) -> tuple[str, str] | None:
+    """Print which section is measured and as whom; the cookie to send (the buyer's for a locked
+    section), after checking that the server then sends the section, not the locked page."""
+    who = "anonymous, no cookie" if page.free else "a buyer, session cookie only"
+    print(f"\n§{page.number} {page.title} ({page.path}), as {who}")
+    cookie = None if page.free else buyer
+    if not opens_as_section(site, page.path, cookie):
+        print("  NOT the section: the server sent the locked page")
+    return cookie
+
+
 @contextlib.contextmanager
-def production_site(workers: int | None = None, threads: int = 4) -> Iterator[str]:
-    """Build and serve the site like production; yields its base URL (http://127.0.0.1:PORT).
+def production_site(workers: int | None = None, threads: int = 4) -> Iterator[Site]:
+    """Build and serve the site like production; yields its base URL (http://127.0.0.1:PORT)
+    as a Site (a str that also carries the environment, for buyer_session()).
 
     Migrates a fresh SQLite database and runs collectstatic into a temporary directory, then
     starts gunicorn (gthread workers: keep-alive) and waits until it answers. Everything is
@@ -120,7 +215,7 @@ def production_site(workers: int | None = None, threads: int = 4) -> Iterator[st
             if server.poll() is not None or time.monotonic() > deadline:
                 raise RuntimeError("gunicorn did not start (see its output above)")
             time.sleep(0.2)
-        yield base
+        yield Site(base, env)
     finally:
         if server is not None and server.poll() is None:
             server.send_signal(signal.SIGTERM)
@@ -132,8 +227,11 @@ def production_site(workers: int | None = None, threads: int = 4) -> Iterator[st
         shutil.rmtree(var_dir, ignore_errors=True)
 
 
-def measure(base: str) -> dict[str, object]:
-    """Open section 1 in a fresh Chromium context; return the per-resource transfer figures."""
+def measure(
+    base: str, path: str = SECTION_1, cookie: tuple[str, str] | None = None
+) -> dict[str, object]:
+    """Open `path` in a fresh Chromium context (empty cache; no cookie but `cookie` if given);
+    return the per-resource transfer figures."""
     from playwright.sync_api import sync_playwright
 
     origin = urlsplit(base).netloc
@@ -143,6 +241,8 @@ def measure(base: str) -> dict[str, object]:
             executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS
         )
         context = browser.new_context(viewport={"width": 360, "height": 740})
+        if cookie is not None:
+            context.add_cookies([{"name": cookie[0], "value": cookie[1], "url": base}])
         page = context.new_page()
         cdp = context.new_cdp_session(page)
         cdp.send("Network.enable")
@@ -177,7 +277,7 @@ def measure(base: str) -> dict[str, object]:
         cdp.on("Network.responseReceived", on_response)
         cdp.on("Network.dataReceived", on_data)
         cdp.on("Network.loadingFinished", on_finished)
-        page.goto(base + SECTION_1, wait_until="networkidle")
+        page.goto(base + path, wait_until="networkidle")
         page.evaluate("document.fonts.ready.then(() => true)")
         page.wait_for_timeout(300)  # any late request (fonts) has finished
         fonts_loaded = page.evaluate(
@@ -189,7 +289,8 @@ def measure(base: str) -> dict[str, object]:
     return {"rows": finished, "origin": origin, "fonts_loaded": fonts_loaded}
 
 
-def report(result: dict[str, object]) -> None:
+def report(result: dict[str, object]) -> float:
+    """Print the per-resource table and the checks; returns the total in KB."""
     rows = sorted(result["rows"], key=lambda r: -int(r["wire"]))  # type: ignore[index]
     origin = result["origin"]
     print(f"{'resource':<58} {'type':<10} {'enc':<5} {'wire B':>8} {'decoded B':>10}")
@@ -229,17 +330,28 @@ def report(result: dict[str, object]) -> None:
         if not short
         else f"static files NOT hashed / cached for a year: {short}"
     )
+    return kb
 
 
-def main() -> None:
+def main(argv: list[str]) -> None:
     print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     if not CHROMIUM.exists():
         print("skipped: needs Debian's chromium at /usr/bin/chromium (make browsers)")
         return
-    with production_site() as base:
-        result = measure(base)
-    report(result)
+    pages = written_sections([int(a) for a in argv])
+    totals = []
+    with production_site() as site:
+        buyer = buyer_session(site) if any(not p.free for p in pages) else None
+        for page in pages:
+            result = measure(site, page.path, visit(site, page, buyer))
+            totals.append((page, report(result), len(result["rows"])))  # type: ignore[arg-type]
+    print(f"\nsummary (goal <= {GOAL_KB} KB a section, first visit, compressed, all assets)")
+    for page, kb, n in totals:
+        verdict = "within" if kb <= GOAL_KB else "OVER"
+        print(
+            f"  §{page.number:<3} {kb:6.1f} KB in {n:2} responses  {verdict} the goal  {page.title}"
+        )
 
 
 if __name__ == "__main__":
-    main()
+    main(sys.argv[1:])

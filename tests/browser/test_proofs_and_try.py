@@ -80,14 +80,17 @@ def test_without_javascript_every_step_shows_and_no_button(open_page: OpenPage) 
 
 def test_the_try_box_without_javascript_says_what_the_figure_shows(open_page: OpenPage) -> None:
     off = open_page(SECTION_1, js=False).page
-    box = off.locator(".callout-try")
-    text = box.inner_text()
-    assert "Without JavaScript: The figure above shows all four Hindi words at once." in text
-    assert "Tap ▶ translate" not in text and "how sure" not in text  # no dead instructions
-    assert box.locator(".try-static").is_visible()
-    assert off.locator(".tl-figure").is_visible()  # the static figure it describes
+    boxes = off.locator(".callout-try").all()
+    assert len(boxes) == 2  # at the widget, and after check 1 ("check your prediction")
+    first = boxes[0].inner_text()
+    assert "Without JavaScript: The figure above shows all four Hindi words at once." in first
+    for box in boxes:  # no dead instructions, and words for the reader without JavaScript
+        text = box.inner_text()
+        assert "Tap ▶ translate" not in text and "set how sure" not in text, text
+        assert box.locator(".try-static").is_visible()
+    assert off.locator(".tl-figure").is_visible()  # the static figure they describe
 
     on = open_page(SECTION_1).page
-    box = on.locator(".callout-try")
-    assert "Tap ▶ translate" in box.inner_text()
-    assert "Without JavaScript" not in box.inner_text()
+    boxes = on.locator(".callout-try").all()
+    assert "Tap ▶ translate" in boxes[0].inner_text()
+    assert all("Without JavaScript" not in box.inner_text() for box in boxes)

@@ -46,6 +46,7 @@ export class WidgetElement extends HTMLElement {
 
   state = null
   #upgraded = false
+  #found = new Map()
 
   connectedCallback() {
     if (this.#upgraded) return // moved in the DOM: already upgraded
@@ -73,9 +74,19 @@ export class WidgetElement extends HTMLElement {
     return el
   }
 
-  /** Every element named `name`, in document order. */
+  /** Every element named `name`, in document order (looked up once, then kept while they stay
+   * in this element: call forget() after adding or replacing parts of the markup). */
   targets(name) {
-    return this.#own(`[data-target~="${name}"]`)
+    const kept = this.#found.get(name)
+    if (kept && kept.every((el) => el.isConnected && this.contains(el))) return kept
+    const found = this.#own(`[data-target~="${name}"]`)
+    this.#found.set(name, found)
+    return found
+  }
+
+  /** Forget the elements targets() kept (after the element added or rewrote named parts). */
+  forget() {
+    this.#found.clear()
   }
 
   /** One delegated listener: handler(el, event) for events inside a target named `name`. */
