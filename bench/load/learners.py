@@ -1,0 +1,214 @@
+"""Simulated learners for the load test (bench/load/run.py): what they do, and what they saw.
+
+Each learner is one asyncio task with its own cookies and its own keep-alive connections (at
+most two: a double submit sends the second answer on a second connection, as a browser does
+when the first is busy). It loops until the deadline: pick an action by weight, do it, think
+for a random time. Every request is timed and recorded with its outcome; every answer the
+server acknowledged (HTTP 200 with the attempt number) is remembered, so that run.py can
+compare what was acknowledged with what the database holds.
+
+Adding an action (e.g. the attention lab's JSON API) is one entry in ``ACTIONS``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import errno
+import json
+import random
+import ssl
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+
+import aiohttp
+
+CSRF_COOKIE = "csrftoken"
+
+
+@dataclass(frozen=True)
+class CheckPlan:
+    """A check a learner may answer: where it is, and answers the grader can read."""
+
+    id: str
+    section: int
+    answers: tuple[tuple[str, ...], ...]  # each: one string per field; some right, some wrong
+
+
+@dataclass(frozen=True)
+class Request:
+    kind: str  # "read", "answer", ...
+    start: float  # seconds since the run began
+    ms: float
+    error: str  # "" when the request succeeded
+
+
+@dataclass
+class Ack:
+    """An answer the server acknowledged: which learner, which check, which attempt."""
+
+    learner: int
+    check_id: str
+    attempt: int
+
+
+@dataclass
+class Recorder:
+    t0: float = field(default_factory=time.perf_counter)
+    requests: list[Request] = field(default_factory=list)
+    acks: list[Ack] = field(default_factory=list)
+    double_submits: int = 0
+
+    def now(self) -> float:
+        return time.perf_counter() - self.t0
+
+
+def classify(exc: BaseException) -> str:
+    """A short name for a failed request, to count by kind."""
+    if isinstance(exc, aiohttp.ServerDisconnectedError):
+        return "server closed the connection"
+    if isinstance(exc, aiohttp.ClientConnectorError):
+        return "connection refused"
+    if isinstance(exc, aiohttp.ClientOSError) and exc.errno == errno.ECONNRESET:
+        return "connection reset"
+    if isinstance(exc, TimeoutError | asyncio.TimeoutError):
+        return "timeout"
+    return type(exc).__name__
+
+
+@dataclass
+class Learner:
+    index: int
+    base: str  # e.g. https://localhost:8643
+    unit_slug: str
+    sections: tuple[int, ...]  # the sections this learner may read
+    checks: tuple[CheckPlan, ...]  # the checks in those sections
+    recorder: Recorder
+    rng: random.Random
+    cookies: dict[str, str] = field(default_factory=dict)
+    signed_in: bool = False
+    user_id: int | None = None
+    read_sections: set[int] = field(default_factory=set)
+    http: aiohttp.ClientSession | None = None
+
+    # -- HTTP -------------------------------------------------------------------------------
+
+    async def _send(
+        self, kind: str, method: str, path: str, *, data: list[tuple[str, str]] | None = None
+    ) -> tuple[int, bytes] | None:
+        """One request, timed and recorded. None when it failed (the failure is recorded)."""
+        assert self.http is not None
+        headers = {"Accept-Encoding": "gzip", "User-Agent": "mathmachine-load"}
+        if self.cookies:
+            headers["Cookie"] = "; ".join(f"{k}={v}" for k, v in self.cookies.items())
+        if method == "POST":
+            headers["Accept"] = "application/json"
+            headers["X-CSRFToken"] = self.cookies.get(CSRF_COOKIE, "")
+            headers["Origin"] = self.base
+            headers["Referer"] = self.base + path
+        start = self.recorder.now()
+        t = time.perf_counter()
+        try:
+            async with self.http.request(method, self.base + path, headers=headers, data=data) as r:
+                body = await r.read()
+                for morsel in r.cookies.values():
+                    self.cookies[morsel.key] = morsel.value
+                status = r.status
+        except (aiohttp.ClientError, OSError, TimeoutError) as exc:
+            ms = (time.perf_counter() - t) * 1000
+            self.recorder.requests.append(Request(kind, start, ms, classify(exc)))
+            return None
+        ms = (time.perf_counter() - t) * 1000
+        error = "" if status == 200 else f"HTTP {status}"
+        self.recorder.requests.append(Request(kind, start, ms, error))
+        return (status, body) if not error else None
+
+    # -- actions ----------------------------------------------------------------------------
+
+    async def read(self) -> None:
+        number = self.rng.choice(self.sections)
+        got = await self._send("read", "GET", f"/units/{self.unit_slug}/{number}/")
+        if got is not None and b"<h1" in got[1]:
+            self.read_sections.add(number)
+
+    async def _answer_once(self, check: CheckPlan, answer: tuple[str, ...]) -> None:
+        path = f"/units/{self.unit_slug}/checks/{check.id}/"
+        got = await self._send("answer", "POST", path, data=[("answer", a) for a in answer])
+        if got is None:
+            return
+        payload = json.loads(got[1])
+        if isinstance(payload.get("attempts"), int):
+            self.recorder.acks.append(Ack(self.index, check.id, payload["attempts"]))
+
+    def _pick_check(self) -> tuple[CheckPlan, tuple[str, ...]] | None:
+        # A learner answers checks on pages they have opened (the form needs the CSRF cookie).
+        ready = [c for c in self.checks if c.section in self.read_sections]
+        if not ready or CSRF_COOKIE not in self.cookies:
+            return None
+        check = self.rng.choice(ready)
+        return check, self.rng.choice(check.answers)
+
+    async def answer(self) -> None:
+        picked = self._pick_check()
+        if picked is None:
+            await self.read()
+            return
+        await self._answer_once(*picked)
+
+    async def double_submit(self) -> None:
+        """A double tap on "Check": the same answer twice at once, on two connections."""
+        picked = self._pick_check()
+        if picked is None:
+            await self.read()
+            return
+        self.recorder.double_submits += 1
+        await asyncio.gather(self._answer_once(*picked), self._answer_once(*picked))
+
+    # -- the loop ---------------------------------------------------------------------------
+
+    async def run(
+        self,
+        *,
+        until: float,
+        think: tuple[float, float],
+        connector_args: dict[str, object],
+        ssl_context: ssl.SSLContext | None,
+    ) -> None:
+        connector = aiohttp.TCPConnector(limit=2, ssl=ssl_context or False, **connector_args)  # type: ignore[arg-type]
+        timeout = aiohttp.ClientTimeout(total=30)
+        async with aiohttp.ClientSession(
+            connector=connector, cookie_jar=aiohttp.DummyCookieJar(), timeout=timeout
+        ) as self.http:
+            await self.read()  # everyone starts on a page
+            names, weights = zip(*((name, w) for name, (w, _) in ACTIONS.items()), strict=True)
+            while self.recorder.now() < until:
+                await asyncio.sleep(self.rng.uniform(*think))
+                if self.recorder.now() >= until:
+                    break
+                name = self.rng.choices(names, weights)[0]
+                await ACTIONS[name][1](self)
+
+
+# name -> (weight, action). Reading is the most common thing a learner does, then answering.
+ACTIONS: dict[str, tuple[float, Callable[[Learner], Awaitable[None]]]] = {
+    "read": (5.0, Learner.read),
+    "answer": (3.5, Learner.answer),
+    "double submit": (0.5, Learner.double_submit),
+}
+
+
+def check_answers(check: object, grade: Callable[[object, list[str]], object]) -> tuple:
+    """Answers for a compiled check that the grader reads: the right one and known mistakes."""
+    fields = check.fields  # type: ignore[attr-defined]
+    candidates = [tuple(f.answer_text for f in fields)]
+    for mistake in check.mistakes:  # type: ignore[attr-defined]
+        candidates.append(
+            tuple(
+                "(" + ", ".join(f"{x:g}" for x in values) + ")"
+                if len(values) > 1
+                else f"{values[0]:g}"
+                for values in mistake.answer
+            )
+        )
+    readable = [c for c in candidates if grade(check, list(c)).ok]  # type: ignore[attr-defined]
+    return tuple(readable)
