@@ -21,6 +21,11 @@ threads = int(os.environ.get("GUNICORN_THREADS", "8"))
 # always closes an idle connection first, and no request is ever sent on a closing one.
 keepalive = int(os.environ.get("GUNICORN_KEEPALIVE", "75"))
 
+# Load Django in the master before the socket is bound: a restarted server accepts no
+# connection until it can answer (without this, requests queued for seconds behind the
+# workers' imports), and the workers share the loaded code's memory.
+preload_app = True
+
 timeout = 30  # a worker silent for 30 s is killed and replaced
 graceful_timeout = 20  # on SIGTERM, requests in flight get 20 s to finish
 forwarded_allow_ips = os.environ.get("FORWARDED_ALLOW_IPS", "127.0.0.1")

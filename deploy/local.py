@@ -73,6 +73,25 @@ def _tool(name: str) -> str:
     return found
 
 
+def _process_tree() -> dict[int, list[int]]:
+    """Parent pid -> child pids, from /proc."""
+    children: dict[int, list[int]] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        with contextlib.suppress(OSError):
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+            children.setdefault(int(fields[1]), []).append(int(stat.parent.name))
+    return children
+
+
+def _cpu(pid: int, tree: dict[int, list[int]]) -> float:
+    """CPU seconds of a process and its descendants (those alive now)."""
+    total = 0.0
+    with contextlib.suppress(OSError):
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        total = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return total + sum(_cpu(child, tree) for child in tree.get(pid, []))
+
+
 @dataclass
 class Process:
     """One long-running child: started with ``start()``, stopped or killed by us."""
@@ -430,6 +449,20 @@ class Stack:
 
     def app_kill(self, i: int) -> None:
         self.apps[i].kill()
+
+    def cpu_seconds(self) -> dict[str, float]:
+        """CPU time (user + system) used so far by each part's live processes."""
+        parts: dict[str, list[Process | None]] = {
+            "app servers": list(self.apps),
+            "PostgreSQL": [self.postgres],
+            "Redis": [self.redis],
+            "nginx": [self.nginx],
+        }
+        tree = _process_tree()
+        return {
+            name: sum(_cpu(p.popen.pid, tree) for p in procs if p and p.popen and p.alive())
+            for name, procs in parts.items()
+        }
 
     # -- TLS and nginx -----------------------------------------------------------------------
 

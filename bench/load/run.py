@@ -48,7 +48,7 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
 sys.path[:0] = [str(REPO), str(REPO / "tests"), str(HERE)]
 
-from learners import ACTIONS, CheckPlan, Learner, Recorder, check_answers  # noqa: E402
+from learners import ACTIONS, CheckPlan, Learner, Recorder, Request, check_answers  # noqa: E402
 
 from deploy.local import SERVER_NAME, Stack  # noqa: E402
 
@@ -157,11 +157,7 @@ async def drive(
     think: tuple[float, float],
     client_keepalive: float,
     ssl_context: ssl.SSLContext | None,
-    faults: list[Fault],
 ) -> None:
-    recorder = learners[0].recorder
-    recorder.t0 = time.perf_counter()
-
     async def one(learner: Learner, delay: float) -> None:
         await asyncio.sleep(delay)
         await learner.run(
@@ -171,14 +167,20 @@ async def drive(
             ssl_context=ssl_context,
         )
 
-    async def fault(f: Fault) -> None:
-        await asyncio.sleep(f.at)
-        start = recorder.now()
-        await asyncio.to_thread(f.action)  # the event loop (the learners) goes on meanwhile
-        f.window = (start, recorder.now())
+    await asyncio.gather(*(one(lr, i * ramp / len(learners)) for i, lr in enumerate(learners)))
 
-    tasks = [one(learner, i * ramp / len(learners)) for i, learner in enumerate(learners)]
-    await asyncio.gather(*tasks, *(fault(f) for f in faults))
+
+def break_on_schedule(recorder: Recorder, faults: list[Fault]) -> None:
+    """Run each fault at its time, in this (the main) thread while the learners go on.
+
+    Servers are restarted from the main thread on purpose: a child started from a passing
+    thread would get its parent-death signal when that thread ends (deploy/local.py).
+    """
+    for f in sorted(faults, key=lambda f: f.at):
+        time.sleep(max(0.0, f.at - recorder.now()))
+        start = recorder.now()
+        f.action()
+        f.window = (start, recorder.now())
 
 
 # -- figures --------------------------------------------------------------------------------
@@ -228,12 +230,15 @@ def error_report(recorder: Recorder, faults: list[Fault]) -> int:
         for (kind, error), n in counts.most_common():
             print(f"errors: {n} × {kind}: {error}")
         return len(errors)
-    # With a fault: before it, while it lasted (plus 2 s to settle), after.
+    # With a fault: requests over before it began, those that overlapped it (or the 2 s after
+    # it was repaired), those that began later.
     start = min(f.window[0] for f in faults)
     end = max(f.window[1] for f in faults) + 2.0
-    phases = {"before": [], "during": [], "after": []}  # type: dict[str, list[Any]]
+    phases: dict[str, list[Request]] = {"before": [], "during": [], "after": []}
     for r in errors:
-        phase = "before" if r.start < start else "during" if r.start <= end else "after"
+        phase = (
+            "before" if r.start + r.ms / 1000 < start else "after" if r.start > end else "during"
+        )
         phases[phase].append(r)
     for phase, rows in phases.items():
         counts = Counter((r.kind, r.error) for r in rows)
@@ -297,9 +302,9 @@ def tally_line(t: Tally) -> str:
     )
 
 
-def client_cpu() -> str:
+def client_cpu() -> float:
     usage = resource.getrusage(resource.RUSAGE_SELF)
-    return f"{usage.ru_utime + usage.ru_stime:.1f} s"
+    return usage.ru_utime + usage.ru_stime
 
 
 def run_phase(
@@ -326,19 +331,37 @@ def run_phase(
     )
     print(f"before: {loadavg()}")
     cpu0 = client_cpu()
-    asyncio.run(
-        drive(
-            crowd,
-            seconds=seconds,
-            ramp=min(10.0, seconds / 4),
-            think=think,
-            client_keepalive=client_keepalive,
-            ssl_context=ssl_context,
-            faults=faults,
-        )
+    server0 = stack.cpu_seconds()
+    recorder.t0 = time.perf_counter()
+    crowd_thread = threading.Thread(
+        target=asyncio.run,
+        args=(
+            drive(
+                crowd,
+                seconds=seconds,
+                ramp=min(10.0, seconds / 4),
+                think=think,
+                client_keepalive=client_keepalive,
+                ssl_context=ssl_context,
+            ),
+        ),
     )
+    crowd_thread.start()
+    try:
+        break_on_schedule(recorder, faults)
+    finally:
+        crowd_thread.join()
     elapsed = recorder.now()
-    print(f"after:  {loadavg()}; client CPU {cpu0} -> {client_cpu()} in {elapsed:.0f} s")
+    server1 = stack.cpu_seconds()
+    print(f"after:  {loadavg()}")
+    done = max(1, len(recorder.requests))
+    used = {name: server1[name] - server0.get(name, 0.0) for name in server1}
+    used["load client"] = client_cpu() - cpu0
+    print(
+        f"CPU per request ({done} requests in {elapsed:.0f} s): "
+        + ", ".join(f"{name} {1000 * s / done:.1f} ms" for name, s in used.items() if s > 0)
+        + (" (a killed server's CPU is not counted)" if faults else "")
+    )
     for f in faults:
         print(f"fault: {f.name} from {f.window[0]:.1f} s to {f.window[1]:.1f} s")
         for note in f.notes:
