@@ -8,3 +8,6 @@ urlpatterns = [
     path("billing/", include("mathmachine.billing.urls")),  # orders, receipts, refunds, webhooks
     path("", include("mathmachine.learning.urls")),
 ]
+
+# A database outage is a 503 "back in a moment" page; other errors Django's 500 (web/errors.py).
+handler500 = "mathmachine.web.errors.server_error"
