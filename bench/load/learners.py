@@ -133,7 +133,9 @@ class Learner:
 
     async def _answer_once(self, check: CheckPlan, answer: tuple[str, ...]) -> None:
         path = f"/units/{self.unit_slug}/checks/{check.id}/"
-        got = await self._send("answer", "POST", path, data=[("answer", a) for a in answer])
+        got = await self._send(
+            "answer", "POST", path, data=[(f"answer-{i}", a) for i, a in enumerate(answer)]
+        )
         if got is None:
             return
         payload = json.loads(got[1])
@@ -198,17 +200,27 @@ ACTIONS: dict[str, tuple[float, Callable[[Learner], Awaitable[None]]]] = {
 
 
 def check_answers(check: object, grade: Callable[[object, list[str]], object]) -> tuple:
-    """Answers for a compiled check that the grader reads: the right one and known mistakes."""
+    """Answers to a compiled check that the grader reads: the right one and a wrong one.
+
+    The right one is each box's printed answer; the wrong one puts, box by box, the first of a
+    few plain values that the box's kind reads and marks wrong. Every answer is confirmed
+    readable by the grader itself, so each one the server accepts is stored.
+    """
     fields = check.fields  # type: ignore[attr-defined]
-    candidates = [tuple(f.answer_text for f in fields)]
-    for mistake in check.mistakes:  # type: ignore[attr-defined]
-        candidates.append(
-            tuple(
-                "(" + ", ".join(f"{x:g}" for x in values) + ")"
-                if len(values) > 1
-                else f"{values[0]:g}"
-                for values in mistake.answer
-            )
-        )
-    readable = [c for c in candidates if grade(check, list(c)).ok]  # type: ignore[attr-defined]
-    return tuple(readable)
+    right = [f.answer_text for f in fields]
+    answers = []
+    if grade(check, right).ok:  # type: ignore[attr-defined]
+        answers.append(tuple(right))
+    for values in (("0", "(0, 0, 0)", "1/7", "2"), ("1", "3", "a")):
+        wrong = list(right)
+        for box in range(len(fields)):
+            for value in values:
+                trial = [*wrong[:box], value, *wrong[box + 1 :]]
+                verdict = grade(check, trial)
+                if verdict.ok and not verdict.fields[box].correct:  # type: ignore[attr-defined]
+                    wrong = trial
+                    break
+        verdict = grade(check, wrong)
+        if verdict.ok and not verdict.correct and tuple(wrong) not in answers:  # type: ignore[attr-defined]
+            answers.append(tuple(wrong))
+    return tuple(answers)
