@@ -28,6 +28,15 @@ class UnitCard:
     sections_total: int
     continue_section: int
     started: bool
+    problems: tuple[learning.ProblemMastery, ...] = ()
+
+    @property
+    def problems_solved(self) -> int:
+        return sum(1 for p in self.problems if p.level in ("familiar", "proficient"))
+
+    @property
+    def problems_proficient(self) -> int:
+        return sum(1 for p in self.problems if p.level == "proficient")
 
     @property
     def checks_percent(self) -> int:
@@ -67,6 +76,7 @@ def learning_overview(*, user: AbstractBaseUser) -> list[UnitCard]:
                 sections_total=len(unit.sections),
                 continue_section=continue_section,
                 started=bool(progress.checks_answered or progress.sections_reached),
+                problems=tuple(learning.problem_mastery(learner=learner, unit=unit)),
             )
         )
     return cards

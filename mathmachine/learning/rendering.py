@@ -31,6 +31,7 @@ from mathmachine.coursebook.model import CheckDef, CompiledSection, CompiledUnit
 from mathmachine.coursebook.variants import next_seed
 
 from .models import CheckAnswer
+from .selectors import MASTERY_LABELS, mastery_level
 
 CHECK_MARKER = re.compile(r"<!--check:([A-Za-z0-9_-]+)-->")
 
@@ -161,6 +162,7 @@ def _check_context(
         "seed": seed,
         "fresh_seed": next_seed(check.id, seed) if seed is not None and check.problem else None,
         "tries": stored.variant_attempts if stored else 0,
+        "mastery": MASTERY_LABELS[mastery_level(answer)] if check.problem and answer else "",
     }
 
 

@@ -154,3 +154,49 @@ def unit_totals(unit: CompiledUnit) -> dict[str, int]:
         "checks": sum(s.published_checks for s in unit.sections),
         "sections": len(unit.sections),
     }
+
+
+# Mastery of a practice problem. The rule is said on the arena's page (15-practice.md) and on
+# the dashboard: attempted = answered at least once; familiar = solved; proficient = solved at
+# the first try (the worked answer not opened first) on two different variants.
+MASTERY_LEVELS = ("new", "attempted", "familiar", "proficient")
+MASTERY_LABELS = {
+    "new": "not tried yet",
+    "attempted": "attempted",
+    "familiar": "familiar (solved)",
+    "proficient": "proficient (solved first try on two sets of numbers)",
+}
+PROFICIENT_VARIANTS = 2
+
+
+def mastery_level(answer: CheckAnswer | None) -> str:
+    """One of MASTERY_LEVELS for a learner's row on a problem (None: never touched)."""
+    if answer is None or not answer.attempts:
+        return "new"
+    if len(set(answer.first_try_variants)) >= PROFICIENT_VARIANTS:
+        return "proficient"
+    return "familiar" if answer.solved_at is not None else "attempted"
+
+
+@dataclass(frozen=True)
+class ProblemMastery:
+    problem: CheckDef
+    section: int
+    level: str
+
+    @property
+    def label(self) -> str:
+        return MASTERY_LABELS[self.level]
+
+
+def problem_mastery(
+    *, learner: Learner, unit: CompiledUnit, answers: dict[str, CheckAnswer] | None = None
+) -> list[ProblemMastery]:
+    """Every practice problem of the unit, in page order, with this learner's level."""
+    if answers is None:
+        answers = answers_for(learner=learner, unit_slug=unit.slug)
+    return [
+        ProblemMastery(p, s.number, mastery_level(answers.get(p.id)))
+        for s in unit.sections
+        for p in s.problems
+    ]

@@ -89,3 +89,21 @@ def test_the_audit_can_fail(open_page: Callable[..., Any], axe: Axe) -> None:
     )
     ids = {v["id"] for v in axe(site.page)}
     assert {"label", "image-alt"} <= ids, ids
+
+
+def test_the_practice_arena_with_hints_feedback_and_a_solution(
+    open_page: Callable[..., Any], axe: Axe
+) -> None:
+    site = open_page("/units/attention-and-transformers/15/", width=360, buyer=True)
+    page = site.page
+    assert site.scroll_width() <= 360
+    page.locator("#check-p15-general > .check-hint > summary").click()
+    page.locator("#check-p15-general .check-hint .check-hint > summary").click()
+    page.locator("#check-p15-gradient-0").fill("1 2\n3 4")
+    page.locator("#check-p15-gradient .check-form button").click()
+    page.locator("#check-p15-gradient .feedback-verdict").wait_for()
+    page.locator("#check-p15-soft-output .check-reveal button").click()
+    page.locator("#check-p15-soft-output .check-solution").wait_for()
+    assert site.scroll_width() <= 360
+    violations = axe(page)
+    assert violations == [], _report(violations)

@@ -1,0 +1,244 @@
+"""§15, the practice arena: one variant function per problem (VARIANTS), each drawing small
+inputs from its seed and computing, with the engine, the key, the named mistakes and every
+number of the hints and the worked solution.
+
+A draw is rejected (and the next one taken from the same generator, so a seed always gives the
+same problem) when it would make a bad problem: two named mistakes or a mistake and the key that
+print the same, a division by zero in a mistake, numbers too large to work by hand.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+from numpy.typing import NDArray
+
+from mathmachine.engine import (
+    additive_scores,
+    context_gradient,
+    context_vector,
+    dot_scores,
+    general_scores,
+    look_back,
+    softmax,
+)
+
+from .printing import MINUS, dec, plain, vec
+
+Figures = dict[str, str]
+Array = NDArray[np.float64]
+MAX_DRAWS = 200
+
+
+def _mat(m: Array, fmt: Callable[[float], str] = dec) -> str:
+    """A matrix as the answer box reads it and the page prints it: "[[a, b], [c, d]]"."""
+    return "[" + ", ".join("[" + ", ".join(fmt(x) for x in row) + "]" for row in m) + "]"
+
+
+def _latex_mat(m: Array, fmt: Callable[[float], str] = dec) -> str:
+    """A matrix for $...$: \\begin{pmatrix} a & b \\\\ c & d \\end{pmatrix}."""
+    rows = " \\\\ ".join(" & ".join(fmt(x) for x in row) for row in m)
+    return "\\begin{pmatrix} " + rows.replace(MINUS, "-") + " \\end{pmatrix}"
+
+
+def _tex(text: str) -> str:
+    """A printed figure inside $...$ (LaTeX wants an ASCII minus)."""
+    return text.replace(MINUS, "-")
+
+
+def _distinct(*printed: str) -> bool:
+    return len(set(printed)) == len(printed)
+
+
+def _draw(seed: int, make: Callable[[np.random.Generator], Figures | None]) -> Figures:
+    """The first acceptable draw of ``make`` from the seed's generator."""
+    rng = np.random.default_rng(seed)
+    for _ in range(MAX_DRAWS):
+        figures = make(rng)
+        if figures is not None:
+            return figures
+    raise ValueError(f"no acceptable problem in {MAX_DRAWS} draws for seed {seed}")
+
+
+# ------------------------------------------------------------------ problem 1: soft-lookup weights
+
+
+def soft_weights(seed: int) -> Figures:
+    """Three one-hot notes, a state q of small whole numbers: the attention weights."""
+
+    def make(rng: np.random.Generator) -> Figures | None:
+        q = rng.integers(-2, 6, size=3) / 2.0  # [3], entries -1, -0.5, ..., 2.5
+        if len(set(q)) < 3 or q.sum() == 0 or q.max() - q.min() > 3:
+            return None  # equal scores; a slip dividing by 0; weights too close to 0 and 1
+        notes = np.eye(3)
+        lb = look_back(q, notes)  # scores = q (one-hot notes)
+        exps = np.exp(lb.scores)
+        key = vec(lb.weights)
+        no_exp = vec(lb.scores / lb.scores.sum())
+        by_scores = vec(exps / lb.scores.sum())
+        if not _distinct(key, no_exp, by_scores) or np.abs(exps / lb.scores.sum()).max() > 99:
+            return None
+        f: Figures = {"q": vec(q, plain), "scores": vec(lb.scores, plain)}
+        f.update(weights=key, no_exp=no_exp, by_scores=by_scores)
+        for i, (s, e, w) in enumerate(zip(lb.scores, exps, lb.weights, strict=True), start=1):
+            f[f"s{i}"], f[f"e{i}"], f[f"w{i}"] = plain(s), dec(e), dec(w)
+            f[f"s{i}_tex"] = _tex(plain(s))
+        f["total"] = dec(exps.sum())
+        f["top"] = ["“I”", "“drink”", "“tea”"][int(np.argmax(lb.weights))]
+        return f
+
+    return _draw(seed, make)
+
+
+# ------------------------------------------------------------- problem 2: a soft lookup's output
+
+
+def soft_output(seed: int) -> Figures:
+    """Keys k_1..k_3 (2-D), values v_1..v_3 (numbers) and a query: the value the lookup returns."""
+
+    def make(rng: np.random.Generator) -> Figures | None:
+        keys = rng.integers(-1, 3, size=(3, 2)).astype(float)  # [3, 2]
+        values = rng.integers(1, 10, size=3).astype(float) * 10  # [3]: 10..90
+        query = rng.integers(-1, 3, size=2).astype(float)  # [2]
+        scores = dot_scores(query, keys)  # [3]
+        if len(set(scores)) < 3 or len(set(values)) < 3:
+            return None  # a tie: the hard lookup would have no single answer
+        weights = softmax(scores)
+        out = context_vector(weights, values[:, None])[0]  # the weighted mean of the values
+        mean = values.mean()
+        hard = values[int(np.argmax(scores))]
+        key, printed = dec(out, 2), [dec(mean, 2), dec(hard, 2)]
+        if not _distinct(key, *printed) or abs(out - mean) < 0.5 or abs(out - hard) < 0.5:
+            return None
+        f: Figures = {"query": vec(query, plain), "output": key, "mean": printed[0]}
+        f["hard"] = printed[1]
+        for i in range(3):
+            n = i + 1
+            f[f"k{n}"], f[f"v{n}"] = vec(keys[i], plain), plain(values[i])
+            f[f"s{n}"], f[f"w{n}"] = plain(scores[i]), dec(weights[i])
+            f[f"s{n}_tex"] = _tex(plain(scores[i]))
+        f["scores"] = vec(scores, plain)
+        f["weights"] = vec(weights)
+        for i, (w, v) in enumerate(zip(weights, values, strict=True), start=1):
+            f[f"t{i}"] = f"{dec(w)} \\times {plain(v)}"
+        return f
+
+    return _draw(seed, make)
+
+
+# ------------------------------------------------------------------ problem 3: additive scores
+
+
+def additive(seed: int) -> Figures:
+    """W1, W2 (2 x 2, small whole numbers), v, q and two notes: the two additive scores."""
+
+    def make(rng: np.random.Generator) -> Figures | None:
+        W1 = rng.integers(-1, 2, size=(2, 2)).astype(float)
+        W2 = rng.integers(-1, 2, size=(2, 2)).astype(float)
+        v = rng.integers(1, 3, size=2).astype(float)
+        q = rng.integers(-1, 2, size=2).astype(float)
+        notes = rng.integers(-1, 2, size=(2, 2)).astype(float)  # [2 notes, 2]
+        if np.allclose(W1, W2) or np.allclose(notes[0], notes[1]) or not W1.any() or not W2.any():
+            return None
+        scores = additive_scores(q, notes, W1, W2, v)  # [2]
+        inner = notes @ W1.T + W2 @ q  # [2, 2]: W1 h_j + W2 q per note
+        hidden = np.tanh(inner)
+        no_tanh = inner @ v
+        swapped = np.tanh(notes @ W2.T + W1 @ q) @ v
+        key = vec(scores)
+        if not _distinct(key, vec(no_tanh), vec(swapped)) or abs(scores[0] - scores[1]) < 0.01:
+            return None
+        if np.abs(scores).min() < 0.05:
+            return None  # a score of 0.000 teaches less than one that is clearly not 0
+        f: Figures = {"scores": key, "no_tanh": vec(no_tanh), "swapped": vec(swapped)}
+        f.update(W1=_latex_mat(W1, plain), W2=_latex_mat(W2, plain), v=vec(v, plain))
+        f.update(q=vec(q, plain), W2q=vec(W2 @ q, plain))
+        for j in range(2):
+            n = j + 1
+            f[f"h{n}"] = vec(notes[j], plain)
+            f[f"W1h{n}"] = vec(W1 @ notes[j], plain)
+            f[f"in{n}"] = vec(inner[j], plain)
+            f[f"tanh{n}"] = vec(hidden[j])
+            f[f"score{n}"] = dec(scores[j])
+        f["better"] = "first" if scores[0] > scores[1] else "second"
+        f["weights"] = vec(softmax(scores))
+        return f
+
+    return _draw(seed, make)
+
+
+# ------------------------------------------------------------------ problem 4: general scores
+
+
+def general(seed: int) -> Figures:
+    """q, a 2 x 2 W and two notes: the general scores q^T W h_j, and their weights."""
+
+    def make(rng: np.random.Generator) -> Figures | None:
+        W = rng.integers(-1, 3, size=(2, 2)).astype(float)
+        q = rng.integers(-1, 3, size=2).astype(float)
+        notes = rng.integers(-1, 3, size=(2, 2)).astype(float)
+        if np.allclose(W, W.T) or not q.any():
+            return None  # a symmetric W would not tell q^T W h from h^T W q
+        scores = general_scores(q, notes, W)  # [2]
+        transposed = general_scores(q, notes, W.T)
+        plain_dot = dot_scores(q, notes)
+        if len(set(scores)) < 2 or abs(scores).max() > 6 or abs(scores[0] - scores[1]) > 3:
+            return None  # equal scores; or weights so extreme they print as 0.000 and 1.000
+        key = (vec(scores, plain), vec(softmax(scores)))
+        slips = (vec(transposed, plain), vec(plain_dot, plain))
+        if not _distinct(key[0], *slips):
+            return None
+        f: Figures = {"scores": key[0], "weights": key[1]}
+        f.update(transposed=slips[0], transposed_w=vec(softmax(transposed)))
+        f.update(dot=slips[1], dot_w=vec(softmax(plain_dot)))
+        f.update(W=_latex_mat(W, plain), q=vec(q, plain), qW=vec(q @ W, plain))
+        for j in range(2):
+            n = j + 1
+            f[f"h{n}"], f[f"score{n}"] = vec(notes[j], plain), plain(scores[j])
+            f[f"score{n}_tex"] = _tex(plain(scores[j]))
+            f[f"w{n}"] = dec(softmax(scores)[j])
+        return f
+
+    return _draw(seed, make)
+
+
+# ------------------------------------------------------------------ problem 5: the gradient
+
+
+def gradient(seed: int) -> Figures:
+    """Two 2-D notes and q: dc/dh_1 = alpha_1 (I + (h_1 - c) q^T), a 2 x 2 matrix."""
+
+    def make(rng: np.random.Generator) -> Figures | None:
+        notes = rng.integers(-1, 3, size=(2, 2)).astype(float)  # [2, 2]
+        q = rng.integers(-1, 3, size=2).astype(float)
+        lb = look_back(q, notes)
+        if np.allclose(notes[0], notes[1]) or not q.any() or lb.weights.min() < 0.05:
+            return None
+        grad = context_gradient(q, notes, 0)  # [2, 2]
+        outer = np.outer(notes[0] - lb.context, q)
+        indirect = lb.weights[0] * outer  # forgot the direct route (the identity)
+        unweighted = np.eye(2) + outer  # forgot the share alpha_1
+        key = _mat(grad)
+        slips = (_mat(indirect), _mat(unweighted), _mat(grad.T))
+        if not _distinct(key, *slips) or np.allclose(np.round(grad, 3), np.round(grad.T, 3)):
+            return None
+        f: Figures = {"grad": key, "indirect": slips[0], "unweighted": slips[1]}
+        f.update(h1=vec(notes[0], plain), h2=vec(notes[1], plain), q=vec(q, plain))
+        f.update(scores=vec(lb.scores, plain), weights=vec(lb.weights), a1=dec(lb.weights[0]))
+        f.update(c=vec(lb.context), h1_minus_c=vec(notes[0] - lb.context))
+        f.update(outer=_latex_mat(outer), grad_tex=_latex_mat(grad))
+        f.update(inner=_latex_mat(np.eye(2) + outer))
+        f["s1"], f["s2"] = plain(lb.scores[0]), plain(lb.scores[1])
+        return f
+
+    return _draw(seed, make)
+
+
+VARIANTS = {
+    "soft_weights": soft_weights,
+    "soft_output": soft_output,
+    "additive": additive,
+    "general": general,
+    "gradient": gradient,
+}

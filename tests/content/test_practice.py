@@ -1,0 +1,160 @@
+"""§15, the practice arena: every problem over 200 seeds. For each seed the problem compiles;
+its solution ends with the grader's key; the key typed back is right; every named mistake,
+typed as a learner would, is named and not right; every hint and the solution render with no
+unresolved figure and no NaN; nothing before the solution prints the key. Then the figures of
+seed 1 against independent closed forms, and the page's published count of problems."""
+
+from __future__ import annotations
+
+import math
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from mathmachine.coursebook import CheckDef, CompiledUnit, compile_unit
+from mathmachine.coursebook.grading import grade
+from mathmachine.coursebook.kinds import KINDS
+from mathmachine.coursebook.passes.answers import telling_figures, visible_text
+from mathmachine.coursebook.passes.load import load_figures
+from mathmachine.coursebook.variants import variant_check
+
+UNIT_DIR = (
+    Path(__file__).resolve().parents[2] / "content" / "units" / "18-attention-and-transformers"
+)
+SEEDS = range(1, 201)
+PROBLEMS = ("p15-soft-weights", "p15-soft-output", "p15-additive", "p15-general", "p15-gradient")
+BAD = re.compile(r"\bnan\b|\binf\b|\{\{|\}\}", re.I)
+
+
+@pytest.fixture(scope="module")
+def unit() -> CompiledUnit:
+    return compile_unit(UNIT_DIR)
+
+
+def _figures_in_order(text: str, figures: list[str]) -> bool:
+    flat = re.sub(r"\s+", "", text)
+    pos = 0
+    for figure in figures:
+        found = flat.find(figure, pos)
+        if found < 0:
+            return False
+        pos = found + len(figure)
+    return True
+
+
+def _check_variant(check: CheckDef, seed: int) -> None:
+    where = f"{check.id} seed {seed}"
+    assert check.variant is not None and check.variant.seed == seed, where
+    parts = [check.prompt_html, check.solution_html, check.feedback_correct_html]
+    parts += [*check.hints_html, *(m.html for m in check.mistakes)]
+    assert len(check.hints_html) == 2, where
+    for html in parts:
+        assert html.strip() and not BAD.search(visible_text(html)), where
+    # The solution's final paragraph states the key, figure by figure, as the grader has it.
+    final = visible_text(check.solution_html.rsplit("<p>", 1)[-1])
+    for f in check.fields:
+        printed = [p.replace("\u2212", "−") for p in KINDS[f.kind].printed(f.key)]
+        assert _figures_in_order(final, printed), (where, final, printed)
+        assert all(math.isfinite(v) for v in getattr(f.key, "values", ())), where
+    # The key typed back is right; each mistake typed is named, and wrong.
+    assert grade(check, [f.answer_text for f in check.fields]).correct, where
+    for m in check.mistakes:
+        if m.builtin:
+            continue
+        typed = [
+            t.text if t is not None else f.answer_text
+            for f, t in zip(check.fields, m.answer, strict=True)
+        ]
+        g = grade(check, typed)
+        assert g.ok and not g.correct and m.name in g.mistakes, (where, m.name, typed)
+    # Hints and mistakes never print the key (only the solution does).
+    for figure in telling_figures(check):
+        for html in (*check.hints_html, *(m.html for m in check.mistakes)):
+            assert figure not in visible_text(html), (where, figure)
+
+
+@pytest.mark.parametrize("problem", PROBLEMS)
+def test_every_problem_over_200_seeds(unit: CompiledUnit, problem: str) -> None:
+    compiled = unit.check(problem)
+    keys, statements = set(), set()
+    for seed in SEEDS:
+        check = variant_check(unit, compiled, seed) if seed != 1 else compiled
+        _check_variant(check, seed)
+        keys.add(tuple(f.answer_text for f in check.fields))
+        statements.add(check.prompt_html)
+    # Fresh numbers are fresh: the statements nearly all differ, and so do most answers (a
+    # softmax only sees differences of scores, so some inputs share their answer).
+    assert len(statements) >= 120, f"{problem}: {len(statements)} statements over 200 seeds"
+    assert len(keys) >= 40, f"{problem}: only {len(keys)} different keys over 200 seeds"
+
+
+def test_the_arena_is_locked_and_counts_its_problems(unit: CompiledUnit) -> None:
+    section = unit.section(15)
+    assert section.written and not section.free
+    assert [p.id for p in section.problems] == list(PROBLEMS)
+    assert section.checks == () and unit.problems_per_section[15] == 5
+    assert sum(unit.problems_per_section.values()) == 5
+    assert all(
+        p.problem and p.title.startswith(f"Problem {i}") for i, p in enumerate(section.problems, 1)
+    )
+    page = re.sub(r"\s+([:,.])", r"\1", re.sub(r"\s+", " ", visible_text(section.html)))
+    assert (
+        "Proficient: you have solved it at the first try on two different sets of numbers" in page
+    )
+
+
+# ------------------------------------------------------------------ seed 1 against closed forms
+
+
+@pytest.fixture(scope="module")
+def variants() -> dict:
+    return load_figures(UNIT_DIR, 18).variants
+
+
+def _vec(text: str) -> np.ndarray:
+    return np.array([float(x) for x in text.replace("−", "-").strip("()").split(",")])
+
+
+def _mat(text: str) -> np.ndarray:
+    rows = re.findall(r"\[([^\[\]]+)\]", text.replace("−", "-"))
+    return np.array([[float(x) for x in r.split(",")] for r in rows])
+
+
+@pytest.mark.parametrize("seed", [1, 2, 17, 123])
+def test_the_figures_agree_with_closed_forms(variants: dict, seed: int) -> None:
+    f = variants["soft_weights"](seed)
+    q = _vec(f["q"])
+    w = np.exp(q) / np.exp(q).sum()
+    np.testing.assert_allclose(_vec(f["weights"]), w, atol=5e-4)
+    np.testing.assert_allclose(_vec(f["no_exp"]), q / q.sum(), atol=5e-4)
+
+    f = variants["soft_output"](seed)
+    keys = np.array([_vec(f[f"k{i}"]) for i in (1, 2, 3)])
+    values = np.array([float(f[f"v{i}"]) for i in (1, 2, 3)])
+    s = keys @ _vec(f["query"])
+    expected = (np.exp(s) / np.exp(s).sum()) @ values
+    assert abs(float(f["output"]) - expected) <= 5e-3
+    assert float(f["mean"]) == pytest.approx(values.mean(), abs=5e-3)
+
+    f = variants["gradient"](seed)
+    h1, h2, qq = _vec(f["h1"]), _vec(f["h2"]), _vec(f["q"])
+    a = np.exp([qq @ h1, qq @ h2])
+    a = a / a.sum()
+    c = a[0] * h1 + a[1] * h2
+    closed = a[0] * (np.eye(2) + np.outer(h1 - c, qq))
+    np.testing.assert_allclose(_mat(f["grad"]), closed, atol=5e-4)
+
+    # ... and against finite differences of the context itself.
+    def context(h: np.ndarray) -> np.ndarray:
+        s = np.array([qq @ h, qq @ h2])
+        w = np.exp(s - s.max())
+        w = w / w.sum()
+        return w[0] * h + w[1] * h2
+
+    eps = 1e-6
+    fd = np.column_stack(
+        [(context(h1 + eps * e) - context(h1 - eps * e)) / (2 * eps) for e in np.eye(2)]
+    )
+    np.testing.assert_allclose(_mat(f["grad"]), fd, atol=5e-4)

@@ -1,0 +1,134 @@
+"""The practice arena through Django's test client, for a buyer: the five problems, fresh numbers
+by seed in the URL, answers graded against the variant shown and stored with it, the solution
+after a right answer or on request, hints on request, and mastery per problem on the page and
+on the dashboard."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.test import Client
+from django.urls import reverse
+from support import paid_order_create
+
+from mathmachine.billing.models import Product
+from mathmachine.coursebook.model import CompiledUnit
+from mathmachine.coursebook.variants import next_seed, variant_check
+from mathmachine.learning import selectors
+from mathmachine.learning.models import CheckAnswer
+
+from .conftest import JSON, check_url, section_url
+
+pytestmark = pytest.mark.django_db
+ARENA = section_url(15)
+P1 = "p15-soft-weights"
+
+
+@pytest.fixture
+def buyer(client: Client) -> Any:
+    user = get_user_model().objects.create_user("meera@example.com", "meera@example.com", "pw")
+    paid_order_create(user, Product.objects.get(code="unit-18"))
+    client.force_login(user)
+    return user
+
+
+def key_of(unit18: CompiledUnit, check_id: str, seed: int) -> list[str]:
+    check = variant_check(unit18, unit18.check(check_id), seed)
+    return [f.answer_text for f in check.fields]
+
+
+def prompt_of(page: str, check_id: str) -> str:
+    m = re.search(rf'id="check-{check_id}".*?<div class="check-prompt">(.*?)</div>', page, re.S)
+    assert m, check_id
+    return m.group(1)
+
+
+def test_the_arena_shows_five_problems_each_with_fresh_numbers(
+    client: Client, buyer: Any, unit18: CompiledUnit
+) -> None:
+    page = client.get(ARENA).content.decode()
+    for i, problem in enumerate(unit18.section(15).problems, start=1):
+        assert f'id="check-{problem.id}"' in page and f"Problem {i} ·" in page
+        fresh = next_seed(problem.id, 1)
+        assert f'href="?seed-{problem.id}={fresh}#check-{problem.id}"' in page
+        assert problem.solution_html not in page and problem.feedback_correct_html not in page
+    assert page.count('name="seed" value="1"') == 2 * 5  # the answer form and "show me"
+    assert page.count("Need a hint?") == 5 and page.count("Another hint") == 5
+    assert page.count("Show me the worked answer") == 5
+
+
+def test_fresh_numbers_are_graded_stored_and_shown_again(
+    client: Client, buyer: Any, unit18: CompiledUnit
+) -> None:
+    seed = next_seed(P1, 1)
+    fresh = client.get(f"{ARENA}?seed-{P1}={seed}").content.decode()
+    first = client.get(ARENA).content.decode()
+    assert prompt_of(fresh, P1) != prompt_of(first, P1)
+    assert f'name="seed" value="{seed}"' in fresh
+    # The key of seed 1 is wrong for this variant; its own key is right.
+    response = client.post(
+        check_url(P1), {"answer": key_of(unit18, P1, seed), "seed": seed}, **JSON
+    )
+    data = response.json()
+    assert (
+        data["correct"] is True and "The worked answer" in data["html"]
+    )  # shown after a right answer
+    row = CheckAnswer.objects.get(check_id=P1)
+    assert (row.variant, row.correct, row.first_try_variants) == (seed, True, [seed])
+    # Without a seed in the URL the page shows the learner's own variant, answered.
+    again = client.get(ARENA).content.decode()
+    assert prompt_of(again, P1) == prompt_of(fresh, P1) and "verdict-right" in again
+    # Without JavaScript the form sends the seed and is sent back to the same variant.
+    other = next_seed(P1, seed)
+    sent = client.post(check_url(P1), {"answer": key_of(unit18, P1, seed), "seed": other})
+    assert sent["Location"] == f"{ARENA}?seed-{P1}={other}#check-{P1}"
+    row.refresh_from_db()
+    assert row.variant == other and not row.correct and row.solved_at is not None
+
+
+@pytest.mark.parametrize("bad", ["abc", "0", "-3", "9999999", "1e3", "٣"])
+def test_a_bad_seed_shows_the_compiled_problem(client: Client, buyer: Any, bad: str) -> None:
+    page = client.get(f"{ARENA}?seed-{P1}={bad}").content.decode()
+    assert prompt_of(page, P1) == prompt_of(client.get(ARENA).content.decode(), P1)
+    response = client.post(check_url(P1), {"answer": ["(0.1, 0.2, 0.7)"], "seed": bad}, **JSON)
+    assert response.status_code == 200
+    assert CheckAnswer.objects.get(check_id=P1).variant == 1
+
+
+def test_mastery_attempted_familiar_proficient(
+    client: Client, buyer: Any, unit18: CompiledUnit
+) -> None:
+    def level() -> str:
+        learner = selectors.Learner(user_id=buyer.pk, anon_token=None)
+        found = {
+            m.problem.id: m.level for m in selectors.problem_mastery(learner=learner, unit=unit18)
+        }
+        assert set(found) == {p.id for p in unit18.section(15).problems}
+        return found[P1]
+
+    assert level() == "new"
+    client.post(check_url(P1), {"answer": ["(0.3, 0.3, 0.4)"], "seed": 1}, **JSON)
+    assert level() == "attempted"
+    client.post(check_url(P1), {"answer": key_of(unit18, P1, 1), "seed": 1}, **JSON)
+    assert level() == "familiar"  # solved, but not at the first try
+    seed = next_seed(P1, 1)
+    client.post(check_url(P1), {"answer": key_of(unit18, P1, seed), "seed": seed}, **JSON)
+    assert level() == "familiar"  # one variant at the first try
+    third = next_seed(P1, seed)
+    client.post(f"{check_url(P1)}show-me/", {"seed": third}, **JSON)
+    client.post(check_url(P1), {"answer": key_of(unit18, P1, third), "seed": third}, **JSON)
+    assert level() == "familiar"  # the solution was opened first: not a first try
+    fourth = next_seed(P1, third)
+    client.post(check_url(P1), {"answer": key_of(unit18, P1, fourth), "seed": fourth}, **JSON)
+    assert level() == "proficient"
+    page = client.get(ARENA).content.decode()
+    assert "Your progress: proficient (solved first try on two sets of numbers)" in page
+    dashboard = client.get(reverse("accounts:dashboard")).content.decode()
+    assert "Practice problems: 1 of 5 solved, 1 proficient" in dashboard
+    assert (
+        'Problem 1 · Soft-lookup weights</a>: <span class="mastery mastery-proficient">'
+        in dashboard
+    )
