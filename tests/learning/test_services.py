@@ -12,6 +12,9 @@ import time_machine
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db.models import QuerySet
+from hypothesis import HealthCheck, given
+from hypothesis import settings as hypothesis_settings
+from hypothesis import strategies as st
 from support import in_parallel
 
 from mathmachine.coursebook.model import CheckDef
@@ -91,6 +94,25 @@ class TestCheckAnswerSubmit:
         submit(learner, check1, ["0.3 0.3 0.4"])
         row.refresh_from_db()
         assert (row.mistakes, row.wrong_attempts, row.last_answer) == ([], 2, ["0.3 0.3 0.4"])
+
+    @hypothesis_settings(
+        max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    )
+    @given(raw=st.lists(st.text(max_size=60), min_size=0, max_size=3))
+    def test_any_text_stores_an_answer_only_when_it_was_read(
+        self, check2: CheckDef, raw: list[str]
+    ) -> None:
+        learner = anon()
+        submit(learner, check2, ["35", "1050"])
+        before = CheckAnswer.objects.values().get(anon_token=learner.anon_token)
+        outcome = submit(learner, check2, raw)
+        after = CheckAnswer.objects.values().get(anon_token=learner.anon_token)
+        if not outcome.grade.ok:
+            assert outcome.record is None and after == before
+        else:  # read and counted; a wrong answer never replaces the right one
+            assert after["attempts"] == 2 and after["correct"]
+            if not outcome.grade.correct:
+                assert after["last_answer"] == ["35", "1050"]
 
     def test_asking_for_the_worked_answer_is_recorded_once(self, check1: CheckDef) -> None:
         learner = anon()
