@@ -1,0 +1,127 @@
+"""§3 Self-attention: "I drink tea" worked by hand, Q = X W_Q, K = X W_K, V = X W_V, with 2-D
+word vectors; every printed number from mathmachine.engine.self_attention."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any
+
+import numpy as np
+
+from mathmachine.engine.self_attention import self_attention_shapes, self_attention_steps
+
+from .printing import dec, plain, vec
+
+EXAMPLES: dict[str, Any] = {
+    "self_attention": {
+        "words": ["I", "drink", "tea"],
+        # one row per word; "tea" = "I" + "drink" so that its rows of Q, K, V are sums
+        "X": [[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]],
+        "W_Q": [[2.0, 0.0], [0.0, 1.0]],
+        "W_K": [[-1.0, 1.0], [1.0, 0.0]],
+        "W_V": [[1.0, 1.0], [0.0, 1.0]],
+        # the calculator's presets (the first is the worked example)
+        "presets": [
+            {"id": "worked", "label": "I drink tea (worked above)"},
+            {
+                "id": "identity",
+                "label": "W_Q = W_K = W_V = I",
+                "W_Q": [[1.0, 0.0], [0.0, 1.0]],
+                "W_K": [[1.0, 0.0], [0.0, 1.0]],
+                "W_V": [[1.0, 0.0], [0.0, 1.0]],
+            },
+            {
+                "id": "equal",
+                "label": "every key the same",
+                "W_K": [[0.0, 0.0], [0.0, 0.0]],
+            },
+        ],
+        "entry_min": -9,
+        "entry_max": 9,
+    },
+    # check s3-shapes: a longer sentence and wider matrices
+    "shapes": {"n": 6, "d": 4, "d_k": 3, "d_v": 5},
+}
+
+
+def pmatrix(rows: Iterable[Iterable[float]], fmt: Callable[[float], str] = plain) -> str:
+    """A matrix as LaTeX for the prose: \\begin{pmatrix} 2 & 0 \\\\ 0 & 1 \\end{pmatrix}."""
+    body = r" \\ ".join(" & ".join(fmt(x) for x in row) for row in rows)
+    return r"\begin{pmatrix} " + body + r" \end{pmatrix}"
+
+
+def figures() -> dict[str, str]:
+    """Every number §3 prints."""
+    ex = EXAMPLES["self_attention"]
+    words = ex["words"]
+    st = self_attention_steps(ex["X"], ex["W_Q"], ex["W_K"], ex["W_V"])
+    f: dict[str, str] = {}
+
+    f["sa_X"] = pmatrix(st.x)
+    f["sa_WQ"] = pmatrix(np.asarray(ex["W_Q"]))
+    f["sa_WK"] = pmatrix(np.asarray(ex["W_K"]))
+    f["sa_WV"] = pmatrix(np.asarray(ex["W_V"]))
+    f["sa_Q"], f["sa_K"], f["sa_V"] = pmatrix(st.q), pmatrix(st.k), pmatrix(st.v)
+    f["sa_S"] = pmatrix(st.scores)
+    f["sa_A"] = pmatrix(st.weights, dec)
+    f["sa_out"] = pmatrix(st.output, dec)
+    n, d = st.x.shape
+    f["sa_n"], f["sa_d"] = str(n), str(d)
+    for i, word in enumerate(words):
+        f[f"sa_x_{word}"] = vec(st.x[i], plain)
+        f[f"sa_q_{word}"] = vec(st.q[i], plain)
+        f[f"sa_k_{word}"] = vec(st.k[i], plain)
+        f[f"sa_v_{word}"] = vec(st.v[i], plain)
+        f[f"sa_scores_{word}"] = vec(st.scores[i], plain)
+        f[f"sa_weights_{word}"] = vec(st.weights[i])
+        f[f"sa_out_{word}"] = vec(st.output[i])
+        for j, other in enumerate(words):
+            f[f"sa_s_{word}_{other}"] = plain(st.scores[i, j])
+            f[f"sa_w_{word}_{other}"] = dec(st.weights[i, j])
+        exps = np.exp(st.scores[i])
+        f[f"sa_exps_{word}"] = vec(exps)
+        f[f"sa_total_{word}"] = dec(exps.sum())
+        f[f"sa_rowsum_{word}"] = dec(st.weights[i].sum())
+
+    # --- check s3-rows: a row adds up to 1, a column need not
+    col = words.index("drink")
+    col_sum = float(st.weights[:, col].sum())
+    printed_sum = float(sum(round(float(w), 3) for w in st.weights[:, col]))
+    # the check asks for two decimals, which the printed weights and the exact ones agree on
+    if dec(col_sum, 2) != dec(printed_sum, 2):
+        raise AssertionError("the column sum from printed weights differs at two decimals")
+    f["sa_row_I_sum"] = plain(round(float(st.weights[0].sum()), 12))
+    f["sa_col_drink_sum"] = dec(col_sum, 2)
+    f["sa_col_drink_printed_sum"] = dec(printed_sum)
+    f["sa_col_drink"] = vec(st.weights[:, col])
+    f["sa_col_drink_mistake_one"] = "1"  # mistake: "columns sum to 1 too"
+
+    # --- the Try's preset "every key the same" (W_K = 0): equal weights, the mean of the values
+    flat_preset = next(p for p in ex["presets"] if p["id"] == "equal")
+    flat = self_attention_steps(ex["X"], ex["W_Q"], flat_preset["W_K"], ex["W_V"])
+    if not np.allclose(flat.weights, 1.0 / n, rtol=0, atol=1e-15):
+        raise AssertionError("equal keys should give every word the same share")
+    f["sa_equal_share"] = f"1/{n}"
+
+    # --- the trap: asking is not being asked
+    i, j = words.index("I"), words.index("drink")
+    if st.scores[i, j] == st.scores[j, i]:
+        raise AssertionError("the trap needs scores[I, drink] != scores[drink, I]")
+
+    # --- check s3-shapes
+    sh = EXAMPLES["shapes"]
+    shapes = self_attention_shapes(sh["n"], sh["d"], sh["d_k"], sh["d_v"])
+    f["sa_check_n"], f["sa_check_d"] = str(sh["n"]), str(sh["d"])
+    f["sa_check_dk"], f["sa_check_dv"] = str(sh["d_k"]), str(sh["d_v"])
+    f["sa_check_scores_rows"], f["sa_check_scores_cols"] = (str(x) for x in shapes["scores"])
+    f["sa_check_out_rows"], f["sa_check_out_cols"] = (str(x) for x in shapes["output"])
+    f["sa_check_q_rows"], f["sa_check_q_cols"] = (str(x) for x in shapes["Q"])
+
+    # --- check s3-itself: with W_Q = W_K = I each score is x_i . x_j
+    ident = self_attention_steps(ex["X"], np.eye(d), np.eye(d), np.eye(d))
+    f["sa_id_S"] = pmatrix(ident.scores)
+    t = words.index("tea")
+    f["sa_id_tea_len2"] = plain(ident.scores[t, t])
+    f["sa_id_I_I"] = plain(ident.scores[0, 0])
+    f["sa_id_I_tea"] = plain(ident.scores[0, t])
+    return f

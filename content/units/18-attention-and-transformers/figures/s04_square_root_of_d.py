@@ -1,0 +1,152 @@
+"""§4 Why we divide by the square root of d: Var(q . k) = d, counted by hand with random signs,
+measured on the widget's draws, and the saturated softmax whose slope vanishes. Every printed
+number from mathmachine.engine.scaling."""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+
+from mathmachine.engine.scaling import (
+    dot_product_samples,
+    dot_product_variance,
+    sign_sum_distribution,
+    slope_size,
+    softmax_slope,
+)
+from mathmachine.engine.softmax import softmax
+
+from .printing import dec, plain, vec
+from .s03_self_attention import EXAMPLES as S3_EXAMPLES
+from .s03_self_attention import pmatrix
+
+EXAMPLES: dict[str, Any] = {
+    # Widget 4: q . k for `samples` random pairs, drawn by mulberry32 + Box-Muller from `seed`
+    # (the widget's JavaScript redraws the same way), at every width in `dims`.
+    "dot_growth": {
+        "seed": 18,
+        "samples": 1000,
+        "dims": [2**k for k in range(11)],  # 1, 2, 4, ..., 1024
+        "d_default": 64,
+        "raw": {"lo": -48.0, "hi": 48.0, "bins": 24},
+        "scaled": {"lo": -4.0, "hi": 4.0, "bins": 24},
+    },
+    # the by-hand case: every entry a random sign, +1 or -1
+    "signs": {"small": 1, "d": 4},
+    # the two checks
+    "scaling_check": {"d": 64},
+    # Widget 5: the row of scores of "tea" from §3, spread by a factor
+    "saturation": {
+        "words": S3_EXAMPLES["self_attention"]["words"],
+        "scale_default": 1.0,
+        "scale_max": 16.0,
+        "scale_step": 0.1,
+        "scale_big": 8.0,  # = sqrt(64): the spread d = 64 gives without the division
+    },
+}
+
+
+def _saturation_row() -> np.ndarray:
+    """The §3 scores of "tea" (its query against every key), recomputed by the engine."""
+    from mathmachine.engine.self_attention import self_attention_steps
+
+    sa = S3_EXAMPLES["self_attention"]
+    st = self_attention_steps(sa["X"], sa["W_Q"], sa["W_K"], sa["W_V"])
+    return st.scores[sa["words"].index("tea")]
+
+
+EXAMPLES["saturation"]["scores"] = _saturation_row().tolist()
+
+
+def figures() -> dict[str, str]:
+    """Every number §4 prints."""
+    f: dict[str, str] = {}
+
+    # --- by hand: random signs. d = 1: q1 k1 is +1 or -1, its square always 1.
+    sg = EXAMPLES["signs"]
+    d_small, d = sg["small"], sg["d"]
+    v1, p1 = sign_sum_distribution(d_small)
+    f["sq_sign_small_d"] = str(d_small)
+    f["sq_sign_small_var"] = plain(float(p1 @ v1.astype(float) ** 2))
+    values, probs = sign_sum_distribution(d)
+    patterns = 2**d
+    counts = [int(round(float(p) * patterns)) for p in probs]
+    f["sq_sign_d"] = str(d)
+    f["sq_sign_patterns"] = str(patterns)
+    f["sq_sign_values"] = ", ".join(plain(v) for v in values)
+    f["sq_sign_counts"] = ", ".join(str(c) for c in counts)
+    f["sq_sign_chances"] = ", ".join(str(Fraction(c, patterns)) for c in counts)
+    squares = [int(v) ** 2 for v in values]
+    f["sq_sign_sum_line"] = " + ".join(f"{c}·{s}" for c, s in zip(counts, squares, strict=True))
+    total = sum(c * s for c, s in zip(counts, squares, strict=True))
+    f["sq_sign_sum_total"] = str(total)
+    var4 = float(probs @ values.astype(float) ** 2)
+    if var4 != total / patterns or var4 != dot_product_variance(d):
+        raise AssertionError("the counted variance of the sign sum must equal d")
+    f["sq_sign_var"] = plain(var4)
+    f["sq_sign_std"] = plain(math.sqrt(var4))
+    f["sq_sign_often"] = str(Fraction(counts[len(counts) // 2], patterns))
+
+    # --- checks: d = 64
+    dc = EXAMPLES["scaling_check"]["d"]
+    var = dot_product_variance(dc)
+    std = math.sqrt(var)
+    f["sq_d"] = str(dc)
+    f["sq_var"] = plain(var)
+    f["sq_std"] = plain(std)
+    f["sq_sqrt_d"] = plain(math.sqrt(dc))
+    scaled_var = dot_product_variance(dc) / math.sqrt(dc) ** 2
+    f["sq_scaled_var"] = plain(scaled_var)
+    f["sq_scaled_std"] = plain(math.sqrt(scaled_var))
+    # mistakes, computed the way the mistake goes
+    f["sq_mistake_std_as_var"] = plain(math.sqrt(dc))  # took sqrt(d) for the variance
+    f["sq_mistake_std_as_var_std"] = dec(math.sqrt(math.sqrt(dc)))
+    f["sq_mistake_d2"] = plain(float(dc) ** 2)  # d squared
+    f["sq_mistake_div_once"] = plain(var / math.sqrt(dc))  # divided the variance by sqrt(d)
+    f["sq_mistake_div_once_std"] = dec(math.sqrt(var / math.sqrt(dc)))
+
+    # --- widget 4's draws with the default seed
+    dg = EXAMPLES["dot_growth"]
+    draws = dot_product_samples(dg["seed"], dg["samples"], tuple(dg["dims"]))
+    raw_var, scaled_var_m = draws.variances(), draws.variances(scaled=True)
+    f["sq_samples"] = f"{dg['samples']:,}"
+    f["sq_d_max"] = str(max(dg["dims"]))
+    f["sq_d_max_std"] = plain(math.sqrt(max(dg["dims"])))
+    row = dg["dims"].index(dc)
+    f["sq_measured_var"] = dec(raw_var[row], 1)
+    f["sq_measured_scaled_var"] = dec(scaled_var_m[row], 2)
+    top = len(dg["dims"]) - 1
+    f["sq_measured_var_max"] = dec(raw_var[top], 0)
+    f["sq_measured_scaled_var_max"] = dec(scaled_var_m[top], 2)
+    f["sq_raw_hi"] = plain(dg["raw"]["hi"])
+
+    # --- widget 5 and the saturation by hand: the row of "tea", spread by 1 and by 8
+    sat = EXAMPLES["saturation"]
+    s = np.asarray(sat["scores"])  # [3]
+    big = sat["scale_big"]
+    if big != math.sqrt(dc):
+        raise AssertionError("the big spread is meant to be sqrt(64)")
+    f["sq_sat_scores"] = vec(s, plain)
+    f["sq_sat_big"] = plain(big)
+    f["sq_sat_big_scores"] = vec(big * s, plain)
+    f["sq_sat_max"] = plain(sat["scale_max"])
+    w1, wb = softmax(s), softmax(big * s)
+    f["sq_sat_weights"] = vec(w1)
+    f["sq_sat_big_weights"] = vec(wb)
+    top_i = int(np.argmax(s))
+    f["sq_sat_top_word"] = sat["words"][top_i]
+    f["sq_sat_top_w"] = dec(w1[top_i])
+    f["sq_sat_big_top_w"] = dec(wb[top_i], 4)
+    size1, sizeb = slope_size(s), slope_size(big * s)
+    if not math.isclose(size1, float(w1[top_i] * (1 - w1[top_i])), rel_tol=1e-12):
+        raise AssertionError("at spread 1 the largest slope entry should be the top weight's")
+    f["sq_sat_slope"] = dec(size1)
+    f["sq_sat_big_slope"] = dec(sizeb, 4)
+    f["sq_sat_ratio"] = str(int(round(size1 / sizeb, -1)))
+    f["sq_sat_J"] = pmatrix(softmax_slope(s), dec)
+    f["sq_sat_zero_slope"] = dec(slope_size(0.0 * s))  # scale 0: equal weights
+    f["sq_sat_n"] = str(s.size)
+    return f
