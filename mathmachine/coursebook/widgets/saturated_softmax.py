@@ -1,0 +1,197 @@
+"""Widget 5 of Unit 18, "A saturated softmax" (SPEC §4), rendered on the server.
+
+    :::{widget} saturated-softmax
+    :id: w5
+    :example: saturation      (optional: a key of figures.EXAMPLES; default "saturation")
+    :::
+
+One row of scores multiplied by a "spread": the weights, the softmax's slope (its Jacobian,
+alpha_i (delta_ij - alpha_j), mathmachine.engine.scaling.softmax_slope) as a grid, and the size
+of its largest entry, which falls towards 0 as one weight takes everything. Without JavaScript:
+the weights and slope at the default spread and a table of the largest slope entry at several
+spreads. static/widgets/saturated-softmax.js recomputes with attention-math.js (softmaxSlope,
+slopeSize), held to the engine by golden vectors.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from mathmachine.engine.scaling import slope_size, softmax_slope
+from mathmachine.engine.softmax import softmax
+
+from . import Golden, WidgetContext, WidgetOptionError, kit, option, register
+
+NAME = "saturated-softmax"
+MODULE = "widgets/attention-math.js"
+NEEDS = ("words", "scores", "scale_default", "scale_max", "scale_step", "scale_big")
+TABLE_SPREADS = (0.0, 1.0, 2.0, 4.0, 8.0, 16.0)
+
+h = kit.h
+
+
+def _inputs(opts: dict[str, Any]) -> tuple[dict[str, Any], NDArray[np.float64]]:
+    ex, key = opts["example"], opts["example_key"]
+    s = np.asarray(ex["scores"], dtype=np.float64)
+    if s.ndim != 1 or s.size != len(ex["words"]) or not np.all(np.isfinite(s)):
+        raise WidgetOptionError(f"example {key!r}: one finite score per word")
+    if not 0 <= ex["scale_default"] <= ex["scale_max"] or ex["scale_step"] <= 0:
+        raise WidgetOptionError(f"example {key!r}: need 0 <= scale_default <= scale_max, step > 0")
+    return ex, s
+
+
+def _spreads(ex: dict[str, Any]) -> list[float]:
+    """The spreads the no-JS table shows: TABLE_SPREADS, the default and the big one."""
+    marks = (*TABLE_SPREADS, float(ex["scale_default"]), float(ex["scale_big"]))
+    return sorted({x for x in marks if x <= float(ex["scale_max"])})
+
+
+def golden(opts: dict[str, Any], ctx: WidgetContext) -> Golden:
+    """softmaxSlope and slopeSize along the slider, and softmax itself, for this row."""
+    ex, s = _inputs(opts)
+    g = Golden(MODULE)
+    for c in (*_spreads(ex), 0.3, 2.5, 11.7):
+        row = c * s
+        g.case("softmaxSlope", row, out=softmax_slope(row))
+        g.case("slopeSize", row, out=slope_size(row))
+    return g
+
+
+@register(
+    NAME,
+    scripts=("widgets/saturated-softmax.js",),
+    styles=("widgets/controls.css", "widgets/saturated-softmax.css"),
+    options=(option.example(default="saturation", needs=NEEDS),),
+    control="spread",
+    golden=golden,
+)
+def render(opts: dict[str, Any], ctx: WidgetContext) -> str:
+    uid = opts["id"]
+    ex, s = _inputs(opts)
+    c = float(ex["scale_default"])
+    w = softmax(c * s)
+    J = softmax_slope(c * s)
+    state = {
+        "words": list(ex["words"]),
+        "scores": s.tolist(),
+        "spread": {"value": c, "max": float(ex["scale_max"]), "step": float(ex["scale_step"])},
+        "reference": slope_size(float(ex["scale_default"]) * s),
+    }
+    return kit.element(
+        NAME,
+        uid,
+        state,
+        _controls(uid, ex, c),
+        _weights(uid, ex, c * s, w),
+        _slope(uid, ex, J, slope_size(c * s), c),
+        _table(uid, ex, s),
+        kit.status(class_="wk-status"),
+        class_="wk ss",
+    )
+
+
+def _num(x: float, places: int = 3) -> str:
+    return kit.num(float(x), places).replace("-", "−")
+
+
+def _controls(uid: str, ex: dict[str, Any], c: float) -> kit.HTML:
+    return h(
+        "div",
+        h("label", "spread", for_=f"{uid}-spread"),
+        h("input", type="range", id=f"{uid}-spread", target="spread", min="0",
+          max=f"{ex['scale_max']:g}", step=f"{ex['scale_step']:g}", value=f"{c:g}",
+          aria_describedby=f"{uid}-spread-help"),
+        h("output", f"{c:.1f}", for_=f"{uid}-spread", target="spread-value"),
+        h("p", "multiplies every score of the row", class_="wk-note ss-help",
+          id=f"{uid}-spread-help"),
+        class_="wk-slider ss-slider",
+        js=True,
+    )  # fmt: skip
+
+
+def _weights(uid: str, ex: dict[str, Any], scores: NDArray[np.float64], w: NDArray[np.float64]) -> kit.HTML:
+    rows = []
+    for word, sj, wj in zip(ex["words"], scores, w, strict=True):
+        bar = h(
+            "svg",
+            h("rect", class_="wk-bar-bg", x="0", y="0", width="100", height="10"),
+            h("rect", class_="wk-bar", target="bar", x="0", y="0", width=f"{100 * wj:.1f}", height="10"),
+            class_="wk-bar-svg", viewBox="0 0 100 10", preserveAspectRatio="none",
+            aria_hidden="true", focusable="false",
+        )  # fmt: skip
+        rows.append(
+            (word, [kit.cell(_num(sj, 1), target="score"),
+                    kit.cell(kit.join([bar, h("span", _num(wj), target="weight")]))])
+        )  # fmt: skip
+    return h(
+        "div",
+        kit.table(
+            caption="The row of scores (the scores of “tea” in §3, times the spread) and its "
+            "weights.",
+            columns=["key", "score", "weight"],
+            rows=rows,
+            class_="wk-table ss-weights",
+            id=f"{uid}-weights",
+        ),
+        class_="wk-table-wrap",
+    )
+
+
+def _shade(v: float) -> str:
+    """A slope entry's class by its size: ss-j0 (≈ 0) … ss-j5 (the largest possible, 1/4)."""
+    return f"ss-j{min(5, round(abs(v) / 0.25 * 5))}"
+
+
+def _slope(uid: str, ex: dict[str, Any], J: NDArray[np.float64], size: float, c: float) -> kit.HTML:
+    words = ex["words"]
+    rows = [
+        (f"weight of {wi}",
+         [kit.cell(_num(J[i, j]), class_=_shade(J[i, j]), target="slope") for j in range(len(words))])
+        for i, wi in enumerate(words)
+    ]  # fmt: skip
+    return kit.join(
+        [
+            h(
+                "div",
+                kit.table(
+                    caption="The softmax's slope: how much each weight (row) moves when one "
+                    "score (column) moves up a little, α_i (δ_ij − α_j).",
+                    columns=["", *[f"score of {wj}" for wj in words]],
+                    rows=rows,
+                    class_="wk-table ss-slope",
+                    id=f"{uid}-slope",
+                ),
+                class_="wk-table-wrap",
+            ),
+            h(
+                "p",
+                "Largest entry of the slope: ", h("b", _num(size, 4), target="size"),
+                h("span", f" at spread {c:g}", target="size-lead"),
+                h("span", "", target="size-ratio"),
+                class_="ss-size",
+            ),
+        ]
+    )  # fmt: skip
+
+
+def _table(uid: str, ex: dict[str, Any], s: NDArray[np.float64]) -> kit.HTML:
+    rows = []
+    for c in _spreads(ex):
+        w = softmax(c * s)
+        rows.append((f"{c:g}", [_num(x) for x in w] + [_num(slope_size(c * s), 4)]))
+    return h(
+        "div",
+        kit.table(
+            caption="The same row at other spreads: the weights, and the largest entry of the "
+            "slope, which shrinks as one weight takes nearly everything.",
+            columns=["spread", *ex["words"], "largest slope"],
+            rows=rows,
+            class_="wk-table",
+            id=f"{uid}-spreads",
+        ),
+        class_="wk-table-wrap",
+        nojs=True,
+    )

@@ -1,0 +1,86 @@
+// <saturated-softmax>: Unit 18 §4, Widget 5 "A saturated softmax".
+//
+// One row of scores times a "spread": every input recomputes the weights and the softmax's
+// slope α_i(δ_ij − α_j) with attention-math.js and rewrites the bars, the slope grid and the
+// size of its largest entry, compared with the spread the page starts at.
+//
+// Events (bubbling): "saturated-softmax:update", detail {spread, weights, slope, size} after
+// every DOM update.
+// Property: spread (settable).
+import {WidgetElement, write} from './kit.js';
+import {fmt, softmax} from './math.js';
+import {softmaxSlope, slopeSize} from './attention-math.js';
+
+export class SaturatedSoftmaxElement extends WidgetElement {
+  #c = 1
+
+  upgrade(s) {
+    this.#c = s.spread.value
+    this.on('input', 'spread', (el) => this.#set(Number(el.value)))
+    this.on('change', 'spread', () => this.#announce())
+    this.#set(this.#c)
+  }
+
+  get spread() {
+    return this.#c
+  }
+  set spread(v) {
+    const range = this.target('spread')
+    range.value = String(v)
+    this.#set(Number(range.value))
+  }
+
+  #row() {
+    return this.state.scores.map((x) => this.#c * x)
+  }
+
+  #set(c) {
+    this.#c = c
+    const row = this.#row()
+    const weights = softmax(row)
+    const slope = softmaxSlope(row)
+    const size = slopeSize(row)
+    const scores = this.targets('score')
+    const cells = this.targets('weight')
+    this.targets('bar').forEach((bar, j) => {
+      bar.setAttribute('width', (100 * weights[j]).toFixed(1))
+      write(scores[j], minus(fmt(row[j], 1)))
+      write(cells[j], fmt(weights[j]))
+    })
+    const n = weights.length
+    this.targets('slope').forEach((td, k) => {
+      const v = slope[Math.floor(k / n)][k % n]
+      write(td, minus(fmt(v)))
+      td.className = `ss-j${Math.min(5, Math.round((Math.abs(v) / 0.25) * 5))}`
+    })
+    write(this.target('spread-value'), fmt(c, 1))
+    this.target('spread').setAttribute('aria-valuetext', `spread ${fmt(c, 1)}`)
+    write(this.target('size'), fmt(size, 4))
+    write(this.target('size-lead'), ` at spread ${fmt(c, 1)}`)
+    const ref = this.state.reference
+    const ratio = size > 0 ? ref / size : Infinity
+    write(
+      this.target('size-ratio'),
+      c === this.state.spread.value || !Number.isFinite(ratio)
+        ? ''
+        : ratio >= 1
+          ? ` (${ratio < 10 ? fmt(ratio, 1) : Math.round(ratio).toLocaleString('en-IN')} times smaller than at spread ${this.state.spread.value})`
+          : ` (${fmt(1 / ratio, 2)} times the size at spread ${this.state.spread.value})`,
+    )
+    this.show(`spread ${fmt(c, 1)}: top weight ${fmt(Math.max(...weights))}, largest slope ${fmt(size, 4)}`)
+    this.emit('update', {spread: c, weights, slope, size})
+  }
+
+  #announce() {
+    const weights = softmax(this.#row())
+    this.say(
+      `Spread ${fmt(this.#c, 1)}. Weights ${weights.map((w) => fmt(w)).join(', ')}. Largest slope ${fmt(slopeSize(this.#row()), 4)}.`,
+    )
+  }
+}
+
+function minus(s) {
+  return s.replace(/-/g, '\u2212')
+}
+
+SaturatedSoftmaxElement.define('saturated-softmax')
