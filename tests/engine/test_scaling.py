@@ -27,7 +27,10 @@ DIMS = tuple(2**k for k in range(11))
 def test_mulberry32_gives_the_reference_javascripts_numbers() -> None:
     # Printed by the canonical JavaScript (a += 0x6D2B79F5; Math.imul ...) under Node.
     assert mulberry32(0, 4).tolist() == [
-        0.26642920868471265, 0.0003297457005828619, 0.2232720274478197, 0.1462021479383111,
+        0.26642920868471265,
+        0.0003297457005828619,
+        0.2232720274478197,
+        0.1462021479383111,
     ]
     assert mulberry32(4294967295, 2).tolist() == [0.8964226141106337, 0.189478256739676]
     assert mulberry32(18, 3).tolist() == mulberry32(18, 10).tolist()[:3]
@@ -49,9 +52,11 @@ def test_random_signs_counted_exactly_have_variance_d(d: int) -> None:
     assert math.isclose(float(probs @ values.astype(float) ** 2), d, rel_tol=1e-12)
     assert dot_product_variance(d) == d
     if d <= 4:  # enumerate every sign pattern of q and of k
-        sums = [sum(a * b for a, b in zip(q, k, strict=True))
-                for q in itertools.product((1, -1), repeat=d)
-                for k in itertools.product((1, -1), repeat=d)]
+        sums = [
+            sum(a * b for a, b in zip(q, k, strict=True))
+            for q in itertools.product((1, -1), repeat=d)
+            for k in itertools.product((1, -1), repeat=d)
+        ]
         for v, p in zip(values, probs, strict=True):
             assert sums.count(int(v)) / len(sums) == p
 
@@ -114,7 +119,7 @@ def test_spreading_scores_flattens_the_slope() -> None:
     row = np.array([-1.0, 1.0, 0.0])
     sizes = [slope_size(c * row) for c in (0.0, 1.0, 2.0, 4.0, 8.0, 16.0)]
     assert sizes[0] == pytest.approx(2 / 9, abs=1e-15)  # 1/3 (1 - 1/3)
-    assert all(b < a for a, b in zip(sizes[1:], sizes[2:], strict=False))
+    assert all(b < a for a, b in itertools.pairwise(sizes[1:]))
     assert sizes[-1] < 1e-6
     assert slope_size([0.0, 0.0]) == 0.25  # the largest a slope can be
 

@@ -18,7 +18,9 @@ def loops(x, wq, wk, wv, scale=1.0):  # type: ignore[no-untyped-def]
     n, d = len(x), len(x[0])
 
     def mat(a, w):  # type: ignore[no-untyped-def]
-        return [[sum(a[i][t] * w[t][c] for t in range(d)) for c in range(len(w[0]))] for i in range(n)]
+        return [
+            [sum(a[i][t] * w[t][c] for t in range(d)) for c in range(len(w[0]))] for i in range(n)
+        ]
 
     q, k, v = mat(x, wq), mat(x, wk), mat(x, wv)
     s = [[sum(a * b for a, b in zip(q[i], k[j], strict=True)) for j in range(n)] for i in range(n)]
@@ -36,13 +38,26 @@ def test_the_stages_match_the_definitions_and_rows_sum_to_1() -> None:
         x, wq, wk, wv = (rng.standard_normal(s) for s in [(n, d), (d, dk), (d, dk), (d, dv)])
         got = self_attention_steps(x, wq, wk, wv)
         q, k, v, s, w, out = loops(x.tolist(), wq.tolist(), wk.tolist(), wv.tolist())
-        for name, ref in [("q", q), ("k", k), ("v", v), ("scores", s), ("weights", w), ("output", out)]:
+        for name, ref in [
+            ("q", q),
+            ("k", k),
+            ("v", v),
+            ("scores", s),
+            ("weights", w),
+            ("output", out),
+        ]:
             assert np.allclose(getattr(got, name), ref, rtol=0, atol=1e-12), name
         assert np.allclose(got.weights.sum(axis=1), 1.0, atol=1e-12)
         assert got.scale == 1.0
         shapes = self_attention_shapes(n, d, dk, dv)
-        for name, stage in [("Q", got.q), ("K", got.k), ("V", got.v), ("scores", got.scores),
-                            ("weights", got.weights), ("output", got.output)]:
+        for name, stage in [
+            ("Q", got.q),
+            ("K", got.k),
+            ("V", got.v),
+            ("scores", got.scores),
+            ("weights", got.weights),
+            ("output", got.output),
+        ]:
             assert stage.shape == shapes[name]
 
 

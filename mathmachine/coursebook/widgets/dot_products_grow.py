@@ -30,6 +30,7 @@ from mathmachine.engine.scaling import (
 )
 
 from . import Golden, WidgetContext, WidgetOptionError, kit, option, register
+from ._parts import num, scroll_box
 
 NAME = "dot-products-grow"
 MODULE = "widgets/attention-math.js"
@@ -92,7 +93,8 @@ def golden(opts: dict[str, Any], ctx: WidgetContext) -> Golden:
                 r = ex[name]
                 hist = histogram(x, r["lo"], r["hi"], r["bins"])
                 g.case("histogram", x, r["lo"], r["hi"], r["bins"],
-                       out={"counts": hist.counts, "below": hist.below, "above": hist.above})  # fmt: skip
+                       out={"counts": hist.counts, "below": hist.below,
+                            "above": hist.above})  # fmt: skip
     return g
 
 
@@ -139,10 +141,14 @@ def _controls(uid: str, dims: list[int], at: int) -> kit.HTML:
         "div",
         h(
             "div",
-            h("label", "d, the length of q and k", for_=f"{uid}-d"),
+            h("label", "d", for_=f"{uid}-d"),
             h("input", type="range", id=f"{uid}-d", target="d", min="0", max=str(len(dims) - 1),
-              step="1", value=str(at), aria_valuetext=f"d = {dims[at]}"),
+              step="1", value=str(at), aria_valuetext=f"d = {dims[at]}",
+              aria_describedby=f"{uid}-d-help"),
             h("output", str(dims[at]), for_=f"{uid}-d", target="d-value"),
+            h("p", f"the length of q and k: {', '.join(str(x) for x in dims)}",
+              class_="wk-note dg-help",
+              id=f"{uid}-d-help"),
             class_="wk-slider",
         ),
         h("div", h("button", "draw again", type="button", class_="wk-button", target="redraw"),
@@ -150,10 +156,6 @@ def _controls(uid: str, dims: list[int], at: int) -> kit.HTML:
         class_="dg-controls",
         js=True,
     )  # fmt: skip
-
-
-def _num(x: float, places: int) -> str:
-    return kit.num(x, places).replace("-", "−")
 
 
 def _panel(
@@ -184,7 +186,7 @@ def _panel(
     ticks = []
     for v in (lo, lo / 2, 0.0, hi / 2, hi):
         anchor = "start" if v == lo else "end" if v == hi else "middle"
-        ticks.append(h("text", _num(v, 0), class_="dg-tick", x=f"{xpx(v):.1f}", y=f"{H + 13:g}",
+        ticks.append(h("text", num(v, 0), class_="dg-tick", x=f"{xpx(v):.1f}", y=f"{H + 13:g}",
                        text_anchor=anchor))  # fmt: skip
     edges = [
         h("text", f"◀ {hist['below']}" if hist["below"] else "", class_="dg-off",
@@ -196,14 +198,14 @@ def _panel(
     places = 1 if name == "raw" else 2
     total = sum(counts) + hist["below"] + hist["above"]
     desc = (
-        f"Histogram of {total} values of {label} for d = {d}, from {_num(lo, 0)} to "
-        f"{_num(hi, 0)}: measured variance {_num(var, places)}, predicted {predicted:g}. "
+        f"Histogram of {total} values of {label} for d = {d}, from {num(lo, 0)} to "
+        f"{num(hi, 0)}: measured variance {num(var, places)}, predicted {predicted:g}. "
         f"{hist['below']} fall below the left edge and {hist['above']} beyond the right. Dashed "
         "lines mark one predicted standard deviation either side of 0."
     )
     readout = h(
         "p",
-        h("b", label), ": measured variance ", h("b", _num(var, places), target=f"{name}-var"),
+        h("b", label), ": measured variance ", h("b", num(var, places), target=f"{name}-var"),
         ", predicted ", h("b", f"{predicted:g}", target=f"{name}-predicted"),
         class_="dg-readout",
     )  # fmt: skip
@@ -215,7 +217,7 @@ def _panel(
             uid=f"{uid}-{name}",
             title=f"Histogram of {label}",
             desc=desc,
-            caption=f"{label}: counts from {_num(lo, 0)} to {_num(hi, 0)}; ◀ ▶ count what falls "
+            caption=f"{label}: counts from {num(lo, 0)} to {num(hi, 0)}; ◀ ▶ count what falls "
             "off the edges; dashed lines at ± one predicted standard deviation.",
             viewbox=f"0 0 {W:g} {H + AXIS:g}",
             svg_class="dg-svg",
@@ -232,14 +234,13 @@ def _table(uid: str, ex: dict[str, Any], data: list[dict[str, Any]]) -> kit.HTML
             str(item["d"]),
             [
                 f"{dot_product_variance(item['d']):g}",
-                _num(item["raw"]["variance"], 1),
-                _num(item["scaled"]["variance"], 2),
+                num(item["raw"]["variance"], 1),
+                num(item["scaled"]["variance"], 2),
             ],
         )
         for item in data
     ]
-    return h(
-        "div",
+    return scroll_box(
         kit.table(
             caption=f"Variance of q·k over {ex['samples']:,} random pairs, for every d: "
             "predicted, measured, and measured after dividing by √d (predicted: 1).",
@@ -248,6 +249,6 @@ def _table(uid: str, ex: dict[str, Any], data: list[dict[str, Any]]) -> kit.HTML
             class_="wk-table",
             id=f"{uid}-table",
         ),
-        class_="wk-table-wrap",
+        "the variances for every d, as a table",
         nojs=True,
     )

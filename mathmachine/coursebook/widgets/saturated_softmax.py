@@ -24,6 +24,7 @@ from mathmachine.engine.scaling import slope_size, softmax_slope
 from mathmachine.engine.softmax import softmax
 
 from . import Golden, WidgetContext, WidgetOptionError, kit, option, register
+from ._parts import bar, num, scroll_box
 
 NAME = "saturated-softmax"
 MODULE = "widgets/attention-math.js"
@@ -93,10 +94,6 @@ def render(opts: dict[str, Any], ctx: WidgetContext) -> str:
     )
 
 
-def _num(x: float, places: int = 3) -> str:
-    return kit.num(float(x), places).replace("-", "−")
-
-
 def _controls(uid: str, ex: dict[str, Any], c: float) -> kit.HTML:
     return h(
         "div",
@@ -112,22 +109,16 @@ def _controls(uid: str, ex: dict[str, Any], c: float) -> kit.HTML:
     )  # fmt: skip
 
 
-def _weights(uid: str, ex: dict[str, Any], scores: NDArray[np.float64], w: NDArray[np.float64]) -> kit.HTML:
+def _weights(
+    uid: str, ex: dict[str, Any], scores: NDArray[np.float64], w: NDArray[np.float64]
+) -> kit.HTML:
     rows = []
     for word, sj, wj in zip(ex["words"], scores, w, strict=True):
-        bar = h(
-            "svg",
-            h("rect", class_="wk-bar-bg", x="0", y="0", width="100", height="10"),
-            h("rect", class_="wk-bar", target="bar", x="0", y="0", width=f"{100 * wj:.1f}", height="10"),
-            class_="wk-bar-svg", viewBox="0 0 100 10", preserveAspectRatio="none",
-            aria_hidden="true", focusable="false",
-        )  # fmt: skip
         rows.append(
-            (word, [kit.cell(_num(sj, 1), target="score"),
-                    kit.cell(kit.join([bar, h("span", _num(wj), target="weight")]))])
+            (word, [kit.cell(num(sj, 1), target="score"),
+                    kit.cell(kit.join([bar(wj), h("span", num(wj), target="weight")]))])
         )  # fmt: skip
-    return h(
-        "div",
+    return scroll_box(
         kit.table(
             caption="The row of scores (the scores of “tea” in §3, times the spread) and its "
             "weights.",
@@ -136,7 +127,7 @@ def _weights(uid: str, ex: dict[str, Any], scores: NDArray[np.float64], w: NDArr
             class_="wk-table ss-weights",
             id=f"{uid}-weights",
         ),
-        class_="wk-table-wrap",
+        "the weights, as a table",
     )
 
 
@@ -149,26 +140,27 @@ def _slope(uid: str, ex: dict[str, Any], J: NDArray[np.float64], size: float, c:
     words = ex["words"]
     rows = [
         (f"weight of {wi}",
-         [kit.cell(_num(J[i, j]), class_=_shade(J[i, j]), target="slope") for j in range(len(words))])
+         [kit.cell(num(J[i, j]), class_=_shade(J[i, j]), target="slope")
+          for j in range(len(words))])
         for i, wi in enumerate(words)
     ]  # fmt: skip
     return kit.join(
         [
-            h(
-                "div",
+            scroll_box(
                 kit.table(
-                    caption="The softmax's slope: how much each weight (row) moves when one "
-                    "score (column) moves up a little, α_i (δ_ij − α_j).",
+                    caption=kit.join(["The softmax's slope: how much each weight (row) moves "
+                        "when one score (column) moves up a little, α", h("sub", "i"), "(δ",
+                        h("sub", "ij"), " − α", h("sub", "j"), ")."]),
                     columns=["", *[f"score of {wj}" for wj in words]],
                     rows=rows,
                     class_="wk-table ss-slope",
                     id=f"{uid}-slope",
                 ),
-                class_="wk-table-wrap",
+                "the slope, as a table",
             ),
             h(
                 "p",
-                "Largest entry of the slope: ", h("b", _num(size, 4), target="size"),
+                "Largest entry of the slope: ", h("b", num(size, 4), target="size"),
                 h("span", f" at spread {c:g}", target="size-lead"),
                 h("span", "", target="size-ratio"),
                 class_="ss-size",
@@ -181,9 +173,8 @@ def _table(uid: str, ex: dict[str, Any], s: NDArray[np.float64]) -> kit.HTML:
     rows = []
     for c in _spreads(ex):
         w = softmax(c * s)
-        rows.append((f"{c:g}", [_num(x) for x in w] + [_num(slope_size(c * s), 4)]))
-    return h(
-        "div",
+        rows.append((f"{c:g}", [num(x) for x in w] + [num(slope_size(c * s), 4)]))
+    return scroll_box(
         kit.table(
             caption="The same row at other spreads: the weights, and the largest entry of the "
             "slope, which shrinks as one weight takes nearly everything.",
@@ -192,6 +183,6 @@ def _table(uid: str, ex: dict[str, Any], s: NDArray[np.float64]) -> kit.HTML:
             class_="wk-table",
             id=f"{uid}-spreads",
         ),
-        class_="wk-table-wrap",
+        "the row at other spreads, as a table",
         nojs=True,
     )

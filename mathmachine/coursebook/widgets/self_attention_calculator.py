@@ -23,19 +23,21 @@ from numpy.typing import NDArray
 from mathmachine.engine.self_attention import self_attention_steps
 
 from . import Golden, WidgetContext, WidgetOptionError, kit, option, register
+from ._parts import num, scroll_box, signed
 
 NAME = "self-attention-calculator"
 MODULE = "widgets/attention-math.js"
 NEEDS = ("words", "X", "W_Q", "W_K", "W_V", "presets", "entry_min", "entry_max")
 INPUTS = ("X", "W_Q", "W_K", "W_V")
-# The stages, in the order the "next step" button reveals them: (key, name, how it is made).
+# The stages, in the order the "next step" button reveals them: (key, name, how it is made, in
+# words for the status line).
 STAGES = (
-    ("q", "Q", "Q = XW_Q"),
-    ("k", "K", "K = XW_K"),
-    ("v", "V", "V = XW_V"),
-    ("scores", "scores", "QKᵀ"),
-    ("weights", "weights A", "softmax of each row of QKᵀ"),
-    ("output", "output", "AV"),
+    ("q", "Q", "X times W_Q"),
+    ("k", "K", "X times W_K"),
+    ("v", "V", "X times W_V"),
+    ("scores", "scores", "Q times K transposed"),
+    ("weights", "weights A", "softmax of each row of the scores"),
+    ("output", "output", "A times V"),
 )
 
 h = kit.h
@@ -90,7 +92,7 @@ def golden(opts: dict[str, Any], ctx: WidgetContext) -> Golden:
     scripts=("widgets/self-attention-calculator.js",),
     styles=("widgets/controls.css", "widgets/self-attention-calculator.css"),
     options=(option.example(default="self_attention", needs=NEEDS),),
-    control="entry",
+    control="preset",
     golden=golden,
 )
 def render(opts: dict[str, Any], ctx: WidgetContext) -> str:
@@ -111,9 +113,10 @@ def render(opts: dict[str, Any], ctx: WidgetContext) -> str:
         NAME,
         uid,
         state,
-        _toolbar(uid, presets),
+        _presets_bar(uid, presets),
         _inputs_static(words, m),
         _inputs_live(uid, words, m, ex),
+        _steps_bar(),
         _stages(uid, words, st),
         h("p", "Tap or focus a number to see how it was made.", class_="sa-explain",
           target="explain", js=True),
@@ -122,12 +125,20 @@ def render(opts: dict[str, Any], ctx: WidgetContext) -> str:
     )  # fmt: skip
 
 
-def _toolbar(uid: str, presets: list[dict]) -> kit.HTML:
+def _presets_bar(uid: str, presets: list[dict]) -> kit.HTML:
     options = [h("option", p["label"], value=p["id"]) for p in presets]
     return h(
         "div",
-        h("label", "preset ", h("select", options, target="preset", id=f"{uid}-preset"),
-          class_="sa-preset"),
+        h("label", "preset", for_=f"{uid}-preset"),
+        h("select", options, target="preset", id=f"{uid}-preset"),
+        class_="wk-toolbar sa-preset",
+        js=True,
+    )
+
+
+def _steps_bar() -> kit.HTML:
+    return h(
+        "div",
         h("button", "◀ back", type="button", class_="wk-button", target="back"),
         h("button", "next step ▶", type="button", class_="wk-button wk-button-main", target="next"),
         h("button", "show all", type="button", class_="wk-button", target="all"),
@@ -136,15 +147,11 @@ def _toolbar(uid: str, presets: list[dict]) -> kit.HTML:
     )  # fmt: skip
 
 
-def _fmt(x: float, places: int) -> str:
-    return kit.num(float(x), places).replace("-", "−")
-
-
 def _entry(x: float) -> str:
     """An entry as printed: whole numbers as they are (2, −1), others to three decimals
     (the script's entryText does the same)."""
     r = round(float(x))
-    return str(r).replace("-", "−") if abs(x - r) < 1e-9 else _fmt(x, 3)
+    return signed(str(r)) if abs(x - r) < 1e-9 else num(x, 3)
 
 
 def _matrix_table(
@@ -164,7 +171,7 @@ def _matrix_table(
     for i, name in enumerate(rows):
         cells: list[Any] = []
         for j in range(values.shape[1]):
-            text = _entry(values[i, j]) if places is None else _fmt(values[i, j], places)
+            text = _entry(values[i, j]) if places is None else num(values[i, j], places)
             if stage:
                 shade = f"sa-w{round(min(max(values[i, j], 0.0), 1.0) * 10)}"
                 cells.append(kit.cell(text, target="cell", data_stage=stage, data_r=str(i),
@@ -179,6 +186,23 @@ def _matrix_table(
     return kit.table(caption=caption, columns=columns, rows=body, **attributes)
 
 
+def _w(name: str) -> kit.HTML:
+    """W_Q as W with a subscript Q."""
+    return kit.join(["W", h("sub", name[-1])])
+
+
+def _made(key: str) -> kit.HTML:
+    """How a stage is made, for its caption: XW_Q, QKᵀ, softmax by rows, AV."""
+    return {
+        "q": kit.join(["X", _w("W_Q")]),
+        "k": kit.join(["X", _w("W_K")]),
+        "v": kit.join(["X", _w("W_V")]),
+        "scores": kit.text("QKᵀ"),
+        "weights": kit.text("softmax of each row of QKᵀ"),
+        "output": kit.text("AV"),
+    }[key]
+
+
 def _shape(a: NDArray[np.float64]) -> str:
     return f"{a.shape[0]} × {a.shape[1]}"
 
@@ -191,10 +215,9 @@ def _inputs_static(words: list[str], m: dict[str, NDArray[np.float64]]) -> kit.H
                       places=None, class_="wk-table sa-matrix")
     ]  # fmt: skip
     for name in INPUTS[1:]:
-        label = name.replace("_", "")
         tables.append(
-            _matrix_table(f"{label} ({_shape(m[name])})", cols, cols, m[name], places=None,
-                          class_="wk-table sa-matrix")
+            _matrix_table(kit.join([_w(name), f" ({_shape(m[name])})"]), cols, cols, m[name],
+                          places=None, class_="wk-table sa-matrix")
         )  # fmt: skip
     return h("div", tables, class_="sa-inputs", nojs=True)
 
@@ -222,7 +245,12 @@ def _inputs_live(
         grids.append(
             h(
                 "fieldset",
-                h("legend", label, " ", h("span", _shape(a), class_="sa-shape")),
+                h(
+                    "legend",
+                    _w(name) if name != "X" else "X",
+                    " ",
+                    h("span", _shape(a), class_="sa-shape"),
+                ),
                 h("div", cells, class_=f"sa-grid sa-cols-{a.shape[1]}"),
                 class_="sa-input",
             )
@@ -236,7 +264,7 @@ def _stages(uid: str, words: list[str], st: Any) -> kit.HTML:
     d_k, d_v = st.q.shape[1], st.v.shape[1]
     kcols = [str(c + 1) for c in range(d_k)]
     vcols = [str(c + 1) for c in range(d_v)]
-    sums = [_fmt(s, 3) for s in st.weights.sum(axis=1)]
+    sums = [num(s, 3) for s in st.weights.sum(axis=1)]
     made = {
         "q": (st.q, kcols, None, None),
         "k": (st.k, kcols, None, None),
@@ -246,17 +274,17 @@ def _stages(uid: str, words: list[str], st: Any) -> kit.HTML:
         "output": (st.output, vcols, 3, None),
     }
     parts = []
-    for n, (key, name, how) in enumerate(STAGES, start=1):
+    for n, (key, name, _how) in enumerate(STAGES, start=1):
         values, cols, places, extra = made[key]
         caption = kit.join(
-            [h("b", f"{n}. {name}"), f" = {how} · ", h("span", _shape(values), target=f"{key}-shape")]
+            [h("b", f"{n}. {name}"), " = ", _made(key), " · ",
+             h("span", _shape(values), target=f"{key}-shape")]
         )  # fmt: skip
         parts.append(
-            h(
-                "div",
+            scroll_box(
                 _matrix_table(caption, words, cols, values, places=places, stage=key,
                               extra=extra, class_="wk-table sa-matrix sa-stage-table"),
-                class_="wk-table-wrap sa-stage",
+                f"step {n}, {name}, as a table",
                 target="stage",
                 data_stage=key,
             )

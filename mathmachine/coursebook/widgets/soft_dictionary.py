@@ -24,6 +24,7 @@ from numpy.typing import NDArray
 from mathmachine.engine.lookup import hard_lookup, soft_lookup
 
 from . import Golden, WidgetContext, WidgetOptionError, kit, option, register
+from ._parts import bar, num, scroll_box
 
 NAME = "soft-dictionary"
 MODULE = "widgets/attention-math.js"
@@ -37,7 +38,9 @@ BETAS = (0.0, 0.5, 1.0, 2.0, 5.0, 10.0)
 h = kit.h
 
 
-def _inputs(opts: dict[str, Any]) -> tuple[dict[str, Any], NDArray[np.float64], NDArray[np.float64]]:
+def _inputs(
+    opts: dict[str, Any],
+) -> tuple[dict[str, Any], NDArray[np.float64], NDArray[np.float64]]:
     ex, key = opts["example"], opts["example_key"]
     try:
         keys = np.array([item["key"] for item in ex["items"]], dtype=np.float64)  # [n, 2]
@@ -48,7 +51,7 @@ def _inputs(opts: dict[str, Any]) -> tuple[dict[str, Any], NDArray[np.float64], 
     if keys.ndim != 2 or keys.shape[1] != 2 or q.shape != (2,) or len(ex["axes"]) != 2:
         raise WidgetOptionError(f"example {key!r}: keys and the query must be 2-D points")
     r = float(ex["query_max"])
-    if not (0 < r and np.all(np.abs(keys) <= r) and np.all(np.abs(q) <= r)):
+    if not (r > 0 and np.all(np.abs(keys) <= r) and np.all(np.abs(q) <= r)):
         raise WidgetOptionError(f"example {key!r}: keys and query must lie within ±query_max")
     if not 0 <= float(ex["beta"]) <= float(ex["beta_max"]):
         raise WidgetOptionError(f"example {key!r}: need 0 <= beta <= beta_max")
@@ -83,7 +86,13 @@ def golden(opts: dict[str, Any], ctx: WidgetContext) -> Golden:
                 out={"scores": got.scores, "weights": got.weights, "output": float(got.output)},
             )  # fmt: skip
         hard = hard_lookup(q, keys, values)
-        g.case("hardLookup", q, keys, values, out={"best": list(hard.best), "output": float(hard.output)})
+        g.case(
+            "hardLookup",
+            q,
+            keys,
+            values,
+            out={"best": list(hard.best), "output": float(hard.output)},
+        )
     return g
 
 
@@ -140,7 +149,8 @@ def _plane(
     axes = [
         h("line", class_="sd-axis", x1=f"{lo:g}", y1=f"{mid:g}", x2=f"{hi:g}", y2=f"{mid:g}"),
         h("line", class_="sd-axis", x1=f"{mid:g}", y1=f"{lo:g}", x2=f"{mid:g}", y2=f"{hi:g}"),
-        h("text", f"{hot} →", class_="sd-axis-label", x=f"{hi:g}", y=f"{mid - 6:g}", text_anchor="end"),
+        h("text", f"{hot} →", class_="sd-axis-label", x=f"{hi:g}", y=f"{mid - 6:g}",
+          text_anchor="end"),
         h("text", f"{sweet} ↑", class_="sd-axis-label", x=f"{mid + 6:g}", y=f"{lo + 10:g}"),
     ]  # fmt: skip
     lines = [
@@ -159,7 +169,8 @@ def _plane(
               x=f"{x:.1f}", y=f"{label_y:.1f}", text_anchor="middle")
         )  # fmt: skip
     query = [
-        h("circle", class_="sd-query-hit", target="query-hit", cx=f"{qx:.1f}", cy=f"{qy:.1f}", r="22"),
+        h("circle", class_="sd-query-hit", target="query-hit", cx=f"{qx:.1f}", cy=f"{qy:.1f}",
+          r="22"),
         h("circle", class_="sd-query", target="query", cx=f"{qx:.1f}", cy=f"{qy:.1f}", r="8"),
     ]  # fmt: skip
     shares = ", ".join(
@@ -254,34 +265,25 @@ def _table(
 ) -> kit.HTML:
     rows = []
     for item, s, wj in zip(ex["items"], scores, w, strict=True):
-        bar = h(
-            "svg",
-            h("rect", class_="wk-bar-bg", x="0", y="0", width="100", height="10"),
-            h("rect", class_="wk-bar", target="bar", x="0", y="0", width=f"{100 * wj:.1f}", height="10"),
-            class_="wk-bar-svg", viewBox="0 0 100 10", preserveAspectRatio="none",
-            aria_hidden="true", focusable="false",
-        )  # fmt: skip
         rows.append(
             (
                 item["name"],
                 [
-                    f"({item['key'][0]:g}, {item['key'][1]:g})".replace("-", "−"),
                     _price(item["value"]),
-                    kit.cell(kit.num(float(s), 2).replace("-", "−"), target="score"),
-                    kit.cell(kit.join([bar, h("span", kit.num(float(wj)), target="weight")]),
+                    kit.cell(num(s, 2), target="score"),
+                    kit.cell(kit.join([bar(wj), h("span", num(wj), target="weight")]),
                              class_="sd-weight"),
                 ],
             )
         )  # fmt: skip
-    return h(
-        "div",
+    return scroll_box(
         kit.table(
-            caption="Each drink's key, its price (the value), its score q·k against the query, "
-            "and its weight after softmax (the weights add up to 1).",
-            columns=["drink", "key", "price", "score", "weight"],
+            caption="Each drink's price (its value), its score q·k (the query against its key) "
+            "and its weight after softmax; the weights add up to 1.",
+            columns=["drink", "price", "score", "weight"],
             rows=rows,
             class_="wk-table sd-table",
             id=f"{uid}-table",
         ),
-        class_="wk-table-wrap",
+        "the weights, as a table",
     )

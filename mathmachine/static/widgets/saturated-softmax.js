@@ -67,7 +67,8 @@ export class SaturatedSoftmaxElement extends WidgetElement {
           ? ` (${ratio < 10 ? fmt(ratio, 1) : Math.round(ratio).toLocaleString('en-IN')} times smaller than at spread ${this.state.spread.value})`
           : ` (${fmt(1 / ratio, 2)} times the size at spread ${this.state.spread.value})`,
     )
-    this.show(`spread ${fmt(c, 1)}: top weight ${fmt(Math.max(...weights))}, largest slope ${fmt(size, 4)}`)
+    const top = weights.indexOf(Math.max(...weights))
+    this.show(`${this.state.words[top]} takes ${fmt(weights[top])} of the weight`)
     this.emit('update', {spread: c, weights, slope, size})
   }
 

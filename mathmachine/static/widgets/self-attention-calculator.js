@@ -72,6 +72,7 @@ export class SelfAttentionCalculatorElement extends WidgetElement {
       const message = `Type a number from ${minus(String(min))} to ${minus(String(max))}; the last good value is used.`
       if (final) this.say(message)
       else this.show(message)
+      this.emit('update', {step: this.#step, invalid: el.dataset.m, result: this.#result})
       return
     }
     el.removeAttribute('aria-invalid')

@@ -142,7 +142,8 @@ export class SoftDictionaryElement extends WidgetElement {
       write(this.target('hard-best'), names(hard.best.map((j) => this.state.items[j].name)))
     }
     this.target('hard-line').hidden = !on
-    this.show(`answer ${rupees(output)}`)
+    const top = weights.indexOf(Math.max(...weights))
+    this.show(`${this.state.items[top].name} takes the largest share, ${fmt(weights[top])}`)
     this.emit('update', {query: this.query, beta: this.#beta, weights, output, hard})
   }
 

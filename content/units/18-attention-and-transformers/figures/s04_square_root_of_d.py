@@ -73,7 +73,7 @@ def figures() -> dict[str, str]:
     f["sq_sign_small_var"] = plain(float(p1 @ v1.astype(float) ** 2))
     values, probs = sign_sum_distribution(d)
     patterns = 2**d
-    counts = [int(round(float(p) * patterns)) for p in probs]
+    counts = [round(float(p) * patterns) for p in probs]
     f["sq_sign_d"] = str(d)
     f["sq_sign_patterns"] = str(patterns)
     f["sq_sign_values"] = ", ".join(plain(v) for v in values)
