@@ -175,6 +175,9 @@ def test_unit_toml_matches_the_spec() -> None:
     assert [s["free"] for s in sections] == [True] + [False] * 14
     assert sum(s["widgets"] for s in sections) == 18
     assert sum(s["checks"] for s in sections) == 31
+    # A written section's file is named by its number and slug; sections 1 and 15 are written.
+    for s in sections:
+        assert s.get("file", "") in ("", f"{s['number']:02d}-{s['slug']}.md"), s
     files = [s.get("file", "") for s in sections]
     assert files[0] == "01-look-back.md" and files[14] == "15-practice.md"
     assert len({s["slug"] for s in sections}) == 15

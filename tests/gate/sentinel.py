@@ -90,8 +90,9 @@ EXAMPLES = {{
 
 def _with_section_2_file(toml: str) -> str:
     marker = 'number = 2\nslug = "soft-lookup"\ntitle = "Attention is a soft lookup"\n'
-    assert marker in toml, "unit.toml's §2 entry changed: update tests/gate/conftest.py"
-    return toml.replace(marker, marker + 'file = "02-soft-lookup.md"\n')
+    assert marker in toml, "unit.toml's §2 entry changed: update tests/gate/sentinel.py"
+    listed = marker + 'file = "02-soft-lookup.md"\n'
+    return toml if listed in toml else toml.replace(marker, listed)
 
 
 def build_sentinel_content(root: Path) -> Path:

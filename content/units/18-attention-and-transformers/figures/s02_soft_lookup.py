@@ -18,10 +18,10 @@ EXAMPLES: dict[str, Any] = {
     "soft_lookup": {
         "axes": ["hot", "sweet"],
         "items": [
-            {"name": "chai", "key": [1.0, 1.0], "value": 15.0},
-            {"name": "coffee", "key": [1.0, -1.0], "value": 25.0},
-            {"name": "lassi", "key": [-1.0, 1.0], "value": 40.0},
-            {"name": "nimbu pani", "key": [-1.0, -1.0], "value": 20.0},
+            {"name": "chai", "key": [1.0, 1.0], "value": 12.0},
+            {"name": "coffee", "key": [1.0, -1.0], "value": 30.0},
+            {"name": "lassi", "key": [-1.0, 1.0], "value": 45.0},
+            {"name": "nimbu pani", "key": [-1.0, -1.0], "value": 17.0},
         ],
         "query": [1.0, 0.5],  # "hot, and a little sweet"
         "beta": 1.0,
@@ -67,6 +67,9 @@ def figures() -> dict[str, str]:
     f["sl_scores"] = vec(one.scores, plain)
     f["sl_total"] = dec(exps.sum())
     f["sl_weights"] = vec(one.weights)
+    by_hand = sum(round(float(w), 3) * v for w, v in zip(one.weights, values, strict=True))
+    if dec(by_hand, 2) != dec(float(one.output), 2):
+        raise AssertionError("the blend of the printed weights must round to the engine's answer")
     f["sl_answer"] = rupees(float(one.output))
     f["sl_beta"] = plain(one.beta)
     f["sl_beta_max"] = plain(ex["beta_max"])
