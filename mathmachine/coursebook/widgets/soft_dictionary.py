@@ -68,7 +68,8 @@ def _py(y: float, r: float) -> float:
 
 
 def _price(v: float) -> str:
-    return f"₹{v:g}" if float(v).is_integer() else f"₹{v:.2f}"
+    """A price as printed: ₹26 when it is whole, else two decimals (₹19.30, ₹12.00)."""
+    return f"₹{round(v)}" if abs(v - round(v)) < 1e-9 else f"₹{v:.2f}"
 
 
 def golden(opts: dict[str, Any], ctx: WidgetContext) -> Golden:
@@ -243,7 +244,7 @@ def _answer(
                 h("span", f"For the query ({q[0]:g}, {q[1]:g}) at sharpness {beta:g}, ",
                   target="answer-lead"),
                 "the soft lookup answers ",
-                h("b", _price(round(float(output), 2)), target="answer"),
+                h("b", _price(float(output)), target="answer"),
                 ".",
                 class_="sd-answer",
             ),

@@ -25,7 +25,6 @@ export class DotProductsGrowElement extends WidgetElement {
     this.#seed = s.seed
     this.#draws = s.draws
     this.on('input', 'd', (el) => this.#show(Number(el.value)))
-    this.on('change', 'd', () => this.#announce())
     this.on('click', 'redraw', () => this.redraw())
     this.#show(this.#index)
   }
@@ -74,7 +73,10 @@ export class DotProductsGrowElement extends WidgetElement {
     const d = s.dims[i]
     const item = this.#draws[i]
     const slider = this.target('d')
-    slider.setAttribute('aria-valuetext', `d = ${d}`)
+    slider.setAttribute(
+      'aria-valuetext',
+      `d = ${d}: measured variance ${fmt(item.raw.variance, 1)}, after dividing by the square root of d ${fmt(item.scaled.variance, 2)}`,
+    )
     write(this.target('d-value'), String(d))
     this.#panel('raw', item.raw, s.raw, Math.sqrt(d), d, 1)
     this.#panel('scaled', item.scaled, s.scaled, 1, 1, 2)

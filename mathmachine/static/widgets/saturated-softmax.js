@@ -17,7 +17,6 @@ export class SaturatedSoftmaxElement extends WidgetElement {
   upgrade(s) {
     this.#c = s.spread.value
     this.on('input', 'spread', (el) => this.#set(Number(el.value)))
-    this.on('change', 'spread', () => this.#announce())
     this.#set(this.#c)
   }
 
@@ -54,7 +53,11 @@ export class SaturatedSoftmaxElement extends WidgetElement {
       td.className = `ss-j${Math.min(5, Math.round((Math.abs(v) / 0.25) * 5))}`
     })
     write(this.target('spread-value'), fmt(c, 1))
-    this.target('spread').setAttribute('aria-valuetext', `spread ${fmt(c, 1)}`)
+    const top = weights.indexOf(Math.max(...weights))
+    this.target('spread').setAttribute(
+      'aria-valuetext',
+      `spread ${fmt(c, 1)}: ${this.state.words[top]} ${fmt(weights[top])}, largest slope ${fmt(size, 4)}`,
+    )
     write(this.target('size'), fmt(size, 4))
     write(this.target('size-lead'), ` at spread ${fmt(c, 1)}`)
     const ref = this.state.reference
@@ -67,16 +70,8 @@ export class SaturatedSoftmaxElement extends WidgetElement {
           ? ` (${ratio < 10 ? fmt(ratio, 1) : Math.round(ratio).toLocaleString('en-IN')} times smaller than at spread ${this.state.spread.value})`
           : ` (${fmt(1 / ratio, 2)} times the size at spread ${this.state.spread.value})`,
     )
-    const top = weights.indexOf(Math.max(...weights))
     this.show(`${this.state.words[top]} takes ${fmt(weights[top])} of the weight`)
     this.emit('update', {spread: c, weights, slope, size})
-  }
-
-  #announce() {
-    const weights = softmax(this.#row())
-    this.say(
-      `Spread ${fmt(this.#c, 1)}. Weights ${weights.map((w) => fmt(w)).join(', ')}. Largest slope ${fmt(slopeSize(this.#row()), 4)}.`,
-    )
   }
 }
 

@@ -5,6 +5,8 @@
 // lookup with attention-math.js and rewrites the lines, the table and the answer. The "hard
 // lookup" switch shows the argmax answer beside it.
 //
+// Announcements: each slider says its value and the answer in its aria-valuetext; a drag on the
+// plane and the hard-lookup switch announce the answer once through the live region.
 // Events (bubbling): "soft-dictionary:update", detail {query, beta, weights, output, hard}
 // after every DOM update (hard: {best, output} or null when the switch is off).
 // Properties: query ([x, y]), beta; both settable.
@@ -27,7 +29,6 @@ export class SoftDictionaryElement extends WidgetElement {
     this.on('input', 'x', (el) => this.#setQuery([Number(el.value), this.#q[1]], false))
     this.on('input', 'y', (el) => this.#setQuery([this.#q[0], Number(el.value)], false))
     this.on('input', 'beta', (el) => this.#setBeta(Number(el.value)))
-    for (const name of ['x', 'y', 'beta']) this.on('change', name, () => this.#announce())
     this.on('change', 'hard', () => {
       this.#draw()
       this.#announce()
@@ -126,9 +127,12 @@ export class SoftDictionaryElement extends WidgetElement {
     write(this.target('x-value'), minus(fmt(this.#q[0], 1)))
     write(this.target('y-value'), minus(fmt(this.#q[1], 1)))
     write(this.target('beta-value'), fmt(this.#beta, 1))
+    // A slider's move is announced once, by its own value text, which carries the answer.
     const [hot, sweet] = this.state.axes
-    this.target('x').setAttribute('aria-valuetext', `${hot} ${minus(fmt(this.#q[0], 1))}`)
-    this.target('y').setAttribute('aria-valuetext', `${sweet} ${minus(fmt(this.#q[1], 1))}`)
+    const answer = `answer ${rupees(output)}`
+    this.target('x').setAttribute('aria-valuetext', `${hot} ${minus(fmt(this.#q[0], 1))}: ${answer}`)
+    this.target('y').setAttribute('aria-valuetext', `${sweet} ${minus(fmt(this.#q[1], 1))}: ${answer}`)
+    this.target('beta').setAttribute('aria-valuetext', `${fmt(this.#beta, 1)}: ${answer}`)
     write(
       this.target('answer-lead'),
       `For the query (${minus(fmt(this.#q[0], 1))}, ${minus(fmt(this.#q[1], 1))}) at sharpness ${fmt(this.#beta, 1)}, `,
@@ -158,10 +162,9 @@ export class SoftDictionaryElement extends WidgetElement {
   }
 }
 
-/** A price as the page prints it: ₹15, ₹19.71. */
+/** A price as the page prints it: ₹26 when it is whole, else two decimals: ₹19.30, ₹12.00. */
 function rupees(v) {
-  const r = Math.round(v * 100) / 100
-  return `₹${Number.isInteger(r) ? String(r) : r.toFixed(2)}`
+  return `₹${Math.abs(v - Math.round(v)) < 1e-9 ? String(Math.round(v)) : v.toFixed(2)}`
 }
 
 /** The printed minus sign. */

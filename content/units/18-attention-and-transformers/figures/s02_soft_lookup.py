@@ -36,9 +36,10 @@ EXAMPLES: dict[str, Any] = {
 
 
 def rupees(x: float) -> str:
-    """A price as printed: "₹19.71", or "₹15" when it is whole."""
+    """A price as printed: "₹26" when it is whole, else two decimals ("₹19.30", "₹12.00"), as
+    the widget prints it."""
     xf = float(x)
-    return "₹" + (plain(xf) if xf.is_integer() else dec(xf, 2))
+    return "₹" + (str(round(xf)) if abs(xf - round(xf)) < 1e-9 else dec(xf, 2))
 
 
 def figures() -> dict[str, str]:
@@ -115,4 +116,5 @@ def figures() -> dict[str, str]:
     f["sl_tie_beta"] = plain(ex["tie_beta"])
     f["sl_tie_w"] = dec(tie.weights[tie_hard.best[0]])
     f["sl_tie_answer"] = rupees(float(tie_hard.output))
+    f["sl_tie_soft_answer"] = rupees(float(tie.output))
     return f
