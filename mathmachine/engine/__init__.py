@@ -65,6 +65,7 @@ from .layers import (
     softmax_forward,
 )
 from .lookback import LookBack, alignment_map, context_gradient, context_vector, look_back
+from .lookup import HardLookup, SoftLookup, hard_lookup, lookup_limit, soft_lookup
 from .positions import (
     relative_position_bias,
     relative_position_bias_backward,
@@ -75,11 +76,29 @@ from .positions import (
     rotary_forward,
     sinusoidal_positions,
 )
+from .scaling import (
+    DotProductSamples,
+    Histogram,
+    dot_product_samples,
+    dot_product_variance,
+    histogram,
+    mulberry32,
+    normal_stream,
+    sign_sum_distribution,
+    slope_size,
+    softmax_slope,
+)
 from .scores import additive_scores, dot_scores, general_scores
+from .self_attention import SelfAttentionSteps, self_attention_shapes, self_attention_steps
 from .softmax import softmax, softmax_jacobian
 
 __all__ = [
+    "DotProductSamples",
+    "HardLookup",
+    "Histogram",
     "LookBack",
+    "SelfAttentionSteps",
+    "SoftLookup",
     "additive_scores",
     "alignment_map",
     "attention",
@@ -101,6 +120,8 @@ __all__ = [
     "decoder_stack",
     "decoder_stack_backward",
     "decoder_stack_forward",
+    "dot_product_samples",
+    "dot_product_variance",
     "dot_scores",
     "embedding",
     "embedding_backward",
@@ -115,7 +136,9 @@ __all__ = [
     "gelu_backward",
     "gelu_forward",
     "general_scores",
+    "hard_lookup",
     "head_dim",
+    "histogram",
     "init_block_params",
     "init_decoder_block_params",
     "init_mha_params",
@@ -127,11 +150,14 @@ __all__ = [
     "linear_forward",
     "log_softmax",
     "look_back",
+    "lookup_limit",
     "merge_heads",
+    "mulberry32",
     "multi_head_attention",
     "multi_head_attention_backward",
     "multi_head_attention_forward",
     "normal_cdf",
+    "normal_stream",
     "padding_mask",
     "relative_position_bias",
     "relative_position_bias_backward",
@@ -143,11 +169,17 @@ __all__ = [
     "rotary",
     "rotary_backward",
     "rotary_forward",
+    "self_attention_shapes",
+    "self_attention_steps",
+    "sign_sum_distribution",
     "sinusoidal_positions",
+    "slope_size",
+    "soft_lookup",
     "softmax",
     "softmax_backward",
     "softmax_forward",
     "softmax_jacobian",
+    "softmax_slope",
     "split_heads",
     "transformer_block",
     "transformer_block_backward",
