@@ -1,6 +1,6 @@
 """The answer reader: what a learner typed, read leniently into numbers with a shape.
 
-    0.936   .936   93.6%   ≈ 0.936   −0.462   1/3   2.5e1   १०५०   1,050   1,05,000
+    0.936   .936   93.6%   ≈ 0.936   −0.462   1/3   2.5e1   १०५०   1,050   1,05,000   ₹26   Rs. 26
     (0.1, 0.2, 0.7)   0.1 0.2 0.7   [0.1;0.2;0.7]
     [[1, 2], [3, 4]]   (1, 2), (3, 4)   1 2; 3 4   rows on separate lines
 
@@ -22,6 +22,8 @@ MAX_ANSWER_CHARS = 200
 
 _MINUS = dict.fromkeys(map(ord, "\u2212\u2012\u2013\u2014\ufe63\uff0d"), "-")
 _PREFIXES = ("≈", "~", "=", "≃", "about")
+# A price typed with its currency (₹26, Rs. 26, INR 26): the sign goes, the number stays.
+_CURRENCY = re.compile(r"^(?:₹|rs\.?|inr)\s*(?=[\d.+-])", re.I)
 _OPEN = "([{⟨<"
 _CLOSE = ")]}⟩>"
 _PAIRS = dict(zip(_OPEN, _CLOSE, strict=True))
@@ -96,13 +98,15 @@ def _ascii_digits(text: str) -> str:
 
 
 def normalize(raw: str) -> str:
-    """Unicode digits -> ASCII, minus signs -> "-", a leading "≈"/"about" dropped, spaces before
-    "%" and around "/" removed, and one pair of brackets around the whole text removed."""
+    """Unicode digits -> ASCII, minus signs -> "-", a leading "≈"/"about" and a rupee sign
+    dropped, spaces before "%" and around "/" removed, and one pair of brackets around the whole
+    text removed."""
     text = unicodedata.normalize("NFKC", raw)
     text = _ascii_digits(text).translate(_MINUS).strip()
     for prefix in _PREFIXES:
         if text.lower().startswith(prefix):
             text = text[len(prefix) :].strip()
+    text = _CURRENCY.sub("", text)
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     text = re.sub(r"[ \t]+%", "%", text)
     text = re.sub(r"[ \t]*/[ \t]*", "/", text)

@@ -65,6 +65,8 @@ def figures() -> dict[str, str]:
         f[f"sl_score_{name}"] = plain(s)
         f[f"sl_exp_{name}"] = dec(e)
         f[f"sl_w_{name}"] = dec(w)
+    if not np.allclose(one.scores[0] - one.scores, [0, 1, 2, 3]):
+        raise AssertionError("the solution of s2-sharpest says the gaps are 1, 2 and 3")
     f["sl_scores"] = vec(one.scores, plain)
     f["sl_total"] = dec(exps.sum())
     f["sl_weights"] = vec(one.weights)

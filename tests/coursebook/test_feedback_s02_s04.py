@@ -1,0 +1,118 @@
+"""The checks of §2-§4 (real content): each named mistake, typed as a learner would type it, is
+recognised and explained; the key is right in the forms a learner types; no first feedback
+prints the key; the worked answer holds it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from mathmachine.coursebook import CheckDef, CompiledUnit, compile_unit
+from mathmachine.coursebook.feedback import feedback_for
+from mathmachine.coursebook.grading import grade
+from mathmachine.coursebook.passes.answers import telling_figures, visible_text
+
+UNIT = Path(__file__).resolve().parents[2] / "content" / "units" / "18-attention-and-transformers"
+
+
+@pytest.fixture(scope="module")
+def unit() -> CompiledUnit:
+    return compile_unit(UNIT)
+
+
+# check id -> {answer as typed: (the mistake's name, words of its explanation)}
+MISTAKES: dict[str, dict[tuple[str, ...], tuple[str, str]]] = {
+    "s2-anything": {
+        ("0",): ("zero-query-zero-answer", "zero *scores*"),
+        ("104",): ("weights-of-one", "the sum of the prices"),
+        ("₹12",): ("the-best-key", "That is chai's price"),
+        ("19.30",): ("the-worked-answer", "hot, a little sweet"),
+    },
+    "s2-sharpest": {
+        ("45",): ("the-dearest", "the largest price, lassi's"),
+        ("26",): ("the-plain-mean", "That is the plain mean"),
+        ("19.3",): ("beta-changes-nothing", "multiplies every score"),
+    },
+    "s3-shapes": {
+        ("6", "6", "6", "4"): ("output-as-wide-as-the-words", "the width of $V$"),
+        ("6", "3", "6", "5"): ("scores-shaped-like-q", "That is the shape of $Q$"),
+        ("3", "3", "6", "5"): ("q-transposed-times-k", "That would be"),
+    },
+    "s3-rows": {
+        ("1", "1"): ("columns-add-to-one-too", "Columns are not shares"),
+        ("1.00", "1.00"): ("columns-add-to-one-too", "Columns are not shares"),
+    },
+    "s3-itself": {
+        ("next",): ("next-word", "Nothing in a dot product knows about order"),
+        ("first",): ("first-word", "no special place"),
+        ("equal",): ("all-equal", "only if all the words are the same vector"),
+    },
+    "s4-spread": {
+        ("8", "2.828"): ("square-root-as-the-variance", "the *standard deviation*"),
+        ("1", "1"): ("spread-of-one-piece", "does not keep the spread"),
+        ("4096", "64"): ("d-squared", "That is $d$ squared"),
+    },
+    "s4-scaled": {
+        ("8", "2.83"): ("divided-the-variance-by-the-root", "an average of *squares*"),
+        ("64", "8"): ("nothing-changes", "the spreads before dividing"),
+    },
+}
+RIGHT = {
+    "s2-anything": [("26",), ("₹26",), ("Rs. 26",), ("26.00",)],
+    "s2-sharpest": [("12",), ("₹ 12",), ("≈ ₹12",)],
+    "s3-shapes": [("6", "6", "6", "5")],
+    "s3-rows": [("1", "1.73"), ("1.00", "1.727")],
+    "s3-itself": [("itself",)],
+    "s4-spread": [("64", "8"), ("६४", "8.0")],
+    "s4-scaled": [("1", "1"), ("1.00", "1.0")],
+}
+
+
+def test_every_check_of_the_sections_is_covered(unit: CompiledUnit) -> None:
+    ids = [c.id for n in (2, 3, 4) for c in unit.section(n).checks]
+    assert sorted(ids) == sorted(MISTAKES) == sorted(RIGHT)
+    for check_id, typed in MISTAKES.items():
+        names = {name for name, _ in typed.values()}
+        assert names == {m.name for m in unit.check(check_id).mistakes}, check_id
+
+
+CASES = [(c, raw, *want) for c, typed in MISTAKES.items() for raw, want in typed.items()]
+
+
+@pytest.mark.parametrize(("check_id", "raw", "name", "words"), CASES)
+def test_each_named_mistake_is_recognised_and_explained(
+    unit: CompiledUnit, check_id: str, raw: tuple[str, ...], name: str, words: str
+) -> None:
+    check = unit.check(check_id)
+    g = grade(check, list(raw))
+    assert g.ok and not g.correct
+    assert name in g.mistakes, (raw, g.mistakes)
+    shown = feedback_for(
+        check, correct=False, mistakes=g.mistakes, fields_right=g.fields_right,
+        wrong_attempts=1, revealed=False,
+    )  # fmt: skip
+    source = next(m for m in check.mistakes if m.name == name)
+    assert source.html in shown.body_html
+    def plain(text: str) -> str:  # words without markup, emphasis, math signs or spaces
+        return "".join(text.replace("*", "").replace("$", "").split())
+
+    assert plain(words) in plain(visible_text(source.html))
+    for figure in telling_figures(check):  # the first feedback never gives the key away
+        assert figure not in visible_text(shown.body_html), (check_id, figure)
+
+
+@pytest.mark.parametrize(("check_id", "raw"), [(c, r) for c, rs in RIGHT.items() for r in rs])
+def test_the_key_is_right_as_learners_type_it(
+    unit: CompiledUnit, check_id: str, raw: tuple[str, ...]
+) -> None:
+    g = grade(unit.check(check_id), list(raw))
+    assert g.ok and g.correct, (raw, g)
+
+
+@pytest.mark.parametrize("check_id", sorted(RIGHT))
+def test_the_worked_answer_shows_the_key(unit: CompiledUnit, check_id: str) -> None:
+    check: CheckDef = unit.check(check_id)
+    solution = visible_text(check.solution_html)
+    for figure in telling_figures(check):
+        assert figure in solution, (check_id, figure)
