@@ -205,7 +205,7 @@ def _panel(
     )
     readout = h(
         "p",
-        h("b", label), ": measured variance ", h("b", num(var, places), target=f"{name}-var"),
+        h("b", label), h("span", f" at d = {d}", target=f"{name}-d"), ": measured variance ", h("b", num(var, places), target=f"{name}-var"),
         ", predicted ", h("b", f"{predicted:g}", target=f"{name}-predicted"),
         class_="dg-readout",
     )  # fmt: skip
@@ -244,7 +244,7 @@ def _table(uid: str, ex: dict[str, Any], data: list[dict[str, Any]]) -> kit.HTML
         kit.table(
             caption=f"Variance of q·k over {ex['samples']:,} random pairs, for every d: "
             "predicted, measured, and measured after dividing by √d (predicted: 1).",
-            columns=["d", "predicted", "measured", "measured ÷ √d"],
+            columns=["d", "predicted", "measured", "after ÷ √d"],
             rows=rows,
             class_="wk-table",
             id=f"{uid}-table",

@@ -100,6 +100,7 @@ export class DotProductsGrowElement extends WidgetElement {
     }
     write(this.target(`${name}-below`), hist.below ? `◀ ${hist.below}` : '')
     write(this.target(`${name}-above`), hist.above ? `${hist.above} ▶` : '')
+    write(this.target(`${name}-d`), ` at d = ${this.d}`)
     write(this.target(`${name}-var`), fmt(hist.variance, places))
     write(this.target(`${name}-predicted`), String(predicted))
     const total = hist.counts.reduce((a, c) => a + c, 0) + hist.below + hist.above

@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 from mathmachine.engine.self_attention import self_attention_shapes, self_attention_steps
+from mathmachine.engine.softmax import softmax
 
 from .printing import dec, plain, vec
 
@@ -125,3 +126,122 @@ def figures() -> dict[str, str]:
     f["sa_id_I_I"] = plain(ident.scores[0, 0])
     f["sa_id_I_tea"] = plain(ident.scores[0, t])
     return f
+
+
+# --------------------------------------------------------------------------------------------
+# §15, the practice arena: self-attention by hand, with fresh numbers (VARIANTS)
+
+WORDS = ("I", "drink", "tea")
+MAX_DRAWS = 1000
+
+
+def draw(seed: int, make: Callable[[np.random.Generator], dict[str, str] | None]) -> dict[str, str]:
+    """The first acceptable draw of ``make`` from the seed's generator (None = draw again), so a
+    seed always gives the same problem."""
+    rng = np.random.default_rng(seed)
+    for _ in range(MAX_DRAWS):
+        got = make(rng)
+        if got is not None:
+            return got
+    raise ValueError(f"no acceptable problem in {MAX_DRAWS} draws for seed {seed}")
+
+
+def _distinct(*printed: str) -> bool:
+    return len(set(printed)) == len(printed)
+
+
+def _small_matrix(rng: np.random.Generator, shape: tuple[int, int]) -> np.ndarray:
+    return rng.integers(-1, 3, size=shape).astype(float)  # entries -1..2
+
+
+def attention_row(seed: int) -> dict[str, str]:
+    """Problem: X [3, 2], W_Q, W_K [2, 2] of small whole numbers; one word's row of weights."""
+
+    def make(rng: np.random.Generator) -> dict[str, str] | None:
+        x = _small_matrix(rng, (3, 2))
+        wq, wk = _small_matrix(rng, (2, 2)), _small_matrix(rng, (2, 2))
+        i = int(rng.integers(0, 3))
+        if len({tuple(r) for r in x}) < 3 or not np.all(np.abs(x).sum(axis=1)):
+            return None  # two words the same, or a word of zeros
+        st = self_attention_steps(x, wq, wk, np.eye(2))
+        row = st.scores[i]
+        if len(set(row)) < 3 or np.abs(row).max() > 6 or np.ptp(row) > 4:
+            return None  # a tie, or numbers too big or too far apart to work by hand
+        if row.sum() == 0 or st.weights[i].min() < 0.01:
+            return None  # the "shares of the scores" slip would divide by 0; a weight of 0.000
+        key = vec(st.weights[i])
+        no_matrices = vec(softmax(st.x[i] @ st.x.T))  # forgot W_Q and W_K
+        column = vec(softmax(st.scores[:, i]))  # how well the others' queries fit word i's key
+        no_exp = vec(row / row.sum())  # the raw scores divided by their total, no exponentials
+        if not _distinct(key, no_matrices, column, no_exp, vec(st.weights[i][::-1])):
+            return None
+        exps = np.exp(row)
+        f = {
+            "word": WORDS[i],
+            "X": pmatrix(st.x),
+            "WQ": pmatrix(wq),
+            "WK": pmatrix(wk),
+            "x_i": vec(st.x[i], plain),
+            "q_i": vec(st.q[i], plain),
+            "K": pmatrix(st.k),
+            "scores": vec(row, plain),
+            "exps": vec(exps),
+            "total": dec(exps.sum()),
+            "weights": key,
+            "no_matrices": no_matrices,
+            "column": column,
+            "no_exp": no_exp,
+            "top": WORDS[int(np.argmax(st.weights[i]))],
+        }
+        for j, w in enumerate(WORDS):
+            f[f"k_{j}"] = vec(st.k[j], plain)
+            f[f"s_{j}"] = plain(row[j])
+        return f
+
+    return draw(seed, make)
+
+
+def attention_output(seed: int) -> dict[str, str]:
+    """Problem: Q, K, V [3, 2] of small whole numbers; the new vector of one word."""
+
+    def make(rng: np.random.Generator) -> dict[str, str] | None:
+        q, k, v = (_small_matrix(rng, (3, 2)) for _ in range(3))
+        i = int(rng.integers(0, 3))
+        scores = q @ k.T  # [3, 3]
+        row = scores[i]
+        if len(set(row)) < 3 or np.abs(row).max() > 6 or len({tuple(r) for r in v}) < 3:
+            return None
+        w = softmax(row)
+        if np.ptp(row) > 4 or w.min() < 0.01:
+            return None  # scores too far apart: one weight would take nearly everything
+        out = w @ v
+        key = vec(out)
+        keys_blended = vec(w @ k)  # blended the keys instead of the values
+        mean = vec(v.mean(axis=0))  # the plain mean of the values
+        column = vec(softmax(scores[:, i]) @ v)  # weights from the column
+        if not _distinct(key, keys_blended, mean, column, vec(out[::-1])):
+            return None
+        f = {
+            "word": WORDS[i],
+            "Q": pmatrix(q),
+            "K": pmatrix(k),
+            "V": pmatrix(v),
+            "q_i": vec(q[i], plain),
+            "scores": vec(row, plain),
+            "weights": vec(w),
+            "output": key,
+            "keys_blended": keys_blended,
+            "mean": mean,
+            "column": column,
+        }
+        for j in range(3):
+            f[f"w_{j}"] = dec(w[j])
+            f[f"v_{j}"] = vec(v[j], plain)
+            f[f"k_{j}"] = vec(k[j], plain)
+            f[f"word_{j}"] = WORDS[j]
+        return f
+
+    return draw(seed, make)
+
+
+VARIANTS = {"attention_row": attention_row, "attention_output": attention_output}

@@ -21,7 +21,7 @@ from mathmachine.engine.softmax import softmax
 
 from .printing import dec, plain, vec
 from .s03_self_attention import EXAMPLES as S3_EXAMPLES
-from .s03_self_attention import pmatrix
+from .s03_self_attention import draw, pmatrix
 
 EXAMPLES: dict[str, Any] = {
     # Widget 4: q . k for `samples` random pairs, drawn by mulberry32 + Box-Muller from `seed`
@@ -150,3 +150,44 @@ def figures() -> dict[str, str]:
     f["sq_sat_zero_slope"] = dec(slope_size(0.0 * s))  # scale 0: equal weights
     f["sq_sat_n"] = str(s.size)
     return f
+
+
+# --------------------------------------------------------------------------------------------
+# §15, the practice arena: the √d scaling, with fresh numbers (VARIANTS)
+
+WIDTHS = (16, 25, 36, 49, 64, 100, 144, 256)
+QUERY_VARIANCES = (1.0, 4.0, 9.0)
+KEY_VARIANCES = (0.25, 1.0, 4.0)
+
+
+def scaled_spread(seed: int) -> dict[str, str]:
+    """Problem: d, and the variances of the entries of q and of k: the variance of q·k, and the
+    standard deviation of q·k / √d (which √d brings back to that of one piece, not to 1)."""
+
+    def make(rng: np.random.Generator) -> dict[str, str] | None:
+        d = int(rng.choice(WIDTHS))
+        vq, vk = float(rng.choice(QUERY_VARIANCES)), float(rng.choice(KEY_VARIANCES))
+        piece = dot_product_variance(1, vq, vk)  # the variance of one product q_i k_i
+        var = dot_product_variance(d, vq, vk)
+        scaled_std = math.sqrt(var / math.sqrt(d) ** 2)
+        if piece == 1.0:
+            return None  # then "scaling always gives 1" would be right: no lesson in it
+        ignored, added = float(d), d * (vq + vk)  # Var = d as if both were 1; added variances
+        if len({var, ignored, added}) < 3 or scaled_std == piece:
+            return None  # a slip that would print the key
+        return {
+            "d": str(d),
+            "sqrt_d": plain(math.sqrt(d)),
+            "vq": plain(vq),
+            "vk": plain(vk),
+            "piece": plain(piece),
+            "var": plain(var),
+            "scaled_std": plain(scaled_std),
+            "ignored": plain(ignored),
+            "added": plain(added),
+        }
+
+    return draw(seed, make)
+
+
+VARIANTS = {"scaled_spread": scaled_spread}
