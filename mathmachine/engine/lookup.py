@@ -92,7 +92,7 @@ def soft_lookup(
     q, k, v = _keys_values(query, keys, values)
     b = _beta(beta)
     scores = k @ q  # [n]
-    weights = softmax(b * scores)  # [n]
+    weights = np.asarray(softmax(b * scores), dtype=np.float64)  # [n]
     return SoftLookup(scores=scores, beta=b, weights=weights, output=weights @ v)
 
 

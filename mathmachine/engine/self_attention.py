@@ -80,7 +80,9 @@ def self_attention_steps(
     q, k, v = xa @ wq, xa @ wk, xa @ wv  # [n, d_k], [n, d_k], [n, d_v]
     scores = q @ k.T  # [n, n]
     scale = 1.0 / math.sqrt(q.shape[1]) if scaled else 1.0
-    weights = softmax(scale * scores, axis=-1)  # [n, n], rows sum to 1
+    weights = np.asarray(
+        softmax(scale * scores, axis=-1), dtype=np.float64
+    )  # [n, n], rows sum to 1
     return SelfAttentionSteps(
         x=xa, q=q, k=k, v=v, scores=scores, scale=scale, weights=weights, output=weights @ v
     )

@@ -94,6 +94,7 @@ def test_each_named_mistake_is_recognised_and_explained(
     )  # fmt: skip
     source = next(m for m in check.mistakes if m.name == name)
     assert source.html in shown.body_html
+
     def plain(text: str) -> str:  # words without markup, emphasis, math signs or spaces
         return "".join(text.replace("*", "").replace("$", "").split())
 

@@ -205,7 +205,8 @@ def _panel(
     )
     readout = h(
         "p",
-        h("b", label), h("span", f" at d = {d}", target=f"{name}-d"), ": measured variance ", h("b", num(var, places), target=f"{name}-var"),
+        h("b", label), h("span", f" at d = {d}", target=f"{name}-d"),
+        ": measured variance ", h("b", num(var, places), target=f"{name}-var"),
         ", predicted ", h("b", f"{predicted:g}", target=f"{name}-predicted"),
         class_="dg-readout",
     )  # fmt: skip

@@ -51,12 +51,14 @@ def _spreads(ex: dict[str, Any]) -> list[float]:
 
 
 def golden(opts: dict[str, Any], ctx: WidgetContext) -> Golden:
-    """softmaxSlope and slopeSize along the slider, and softmax itself, for this row."""
+    """The slope along the slider: softmaxSlope, jacobian of the weights, its largest entry."""
     ex, s = _inputs(opts)
     g = Golden(MODULE)
     for c in (*_spreads(ex), 0.3, 2.5, 11.7):
         row = c * s
-        g.case("softmaxSlope", row, out=softmax_slope(row))
+        slope = g.case("softmaxSlope", row, out=softmax_slope(row))
+        g.case("jacobian", softmax(row), out=slope)  # what the element calls on each input
+        g.case("largest", slope, out=float(np.abs(slope).max()))
         g.case("slopeSize", row, out=slope_size(row))
     return g
 
@@ -110,7 +112,7 @@ def _controls(uid: str, ex: dict[str, Any], c: float) -> kit.HTML:
 
 
 def _weights(
-    uid: str, ex: dict[str, Any], scores: NDArray[np.float64], w: NDArray[np.float64]
+    uid: str, ex: dict[str, Any], scores: NDArray[np.float64], w: NDArray[np.floating]
 ) -> kit.HTML:
     rows = []
     for word, sj, wj in zip(ex["words"], scores, w, strict=True):

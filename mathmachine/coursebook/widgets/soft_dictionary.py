@@ -131,7 +131,7 @@ def render(opts: dict[str, Any], ctx: WidgetContext) -> str:
         state,
         _plane(uid, ex, keys, got.weights, q, r),
         _controls(uid, ex, q, beta, r),
-        _answer(ex, got.output, hard.best, hard.output, q, beta),
+        _answer(ex, float(got.output), hard.best, float(hard.output), q, beta),
         _table(uid, ex, got.scores, got.weights),
         kit.status(class_="wk-status"),
         class_="wk sd",

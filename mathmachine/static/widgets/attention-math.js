@@ -158,15 +158,24 @@ export function histogram(x, lo, hi, bins) {
 
 // ------------------------------------------------------------------ §4 the softmax's slope
 
+/** The softmax's Jacobian from its weights [n]: alpha_i (delta_ij - alpha_j), [n][n]. */
+export function jacobian(a) {
+  return a.map((ai, i) => a.map((aj, j) => ai * ((i === j ? 1 : 0) - aj)))
+}
+
+/** The largest entry of a matrix in absolute value. */
+export function largest(m) {
+  let top = 0
+  for (const row of m) for (const v of row) top = Math.max(top, Math.abs(v))
+  return top
+}
+
 /** d alpha_i / d s_j = alpha_i (delta_ij - alpha_j) at a row of scores [n] -> [n][n]. */
 export function softmaxSlope(scores) {
-  const a = softmax(scores)
-  return a.map((ai, i) => a.map((aj, j) => ai * ((i === j ? 1 : 0) - aj)))
+  return jacobian(softmax(scores))
 }
 
 /** The slope's largest entry in absolute value: max_i alpha_i (1 - alpha_i). */
 export function slopeSize(scores) {
-  let top = 0
-  for (const row of softmaxSlope(scores)) for (const v of row) top = Math.max(top, Math.abs(v))
-  return top
+  return largest(softmaxSlope(scores))
 }

@@ -9,7 +9,7 @@
 // Property: spread (settable).
 import {WidgetElement, write} from './kit.js';
 import {fmt, softmax} from './math.js';
-import {softmaxSlope, slopeSize} from './attention-math.js';
+import {jacobian, largest} from './attention-math.js';
 
 export class SaturatedSoftmaxElement extends WidgetElement {
   #c = 1
@@ -37,8 +37,8 @@ export class SaturatedSoftmaxElement extends WidgetElement {
     this.#c = c
     const row = this.#row()
     const weights = softmax(row)
-    const slope = softmaxSlope(row)
-    const size = slopeSize(row)
+    const slope = jacobian(weights)
+    const size = largest(slope)
     const scores = this.targets('score')
     const cells = this.targets('weight')
     this.targets('bar').forEach((bar, j) => {

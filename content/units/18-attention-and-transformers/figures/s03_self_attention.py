@@ -193,7 +193,7 @@ def attention_row(seed: int) -> dict[str, str]:
             "no_exp": no_exp,
             "top": WORDS[int(np.argmax(st.weights[i]))],
         }
-        for j, w in enumerate(WORDS):
+        for j in range(len(WORDS)):
             f[f"k_{j}"] = vec(st.k[j], plain)
             f[f"s_{j}"] = plain(row[j])
         return f
