@@ -1,7 +1,8 @@
 """Command line: check and build units without Django.
 
-    python -m mathmachine.coursebook check [UNIT_DIR ...]   compile, print path:line: message,
-                                                             and report a check whose key changed
+    python -m mathmachine.coursebook check [DIR ...]        compile, print path:line: message,
+                                                          and report a check whose key changed
+                                                          (DIR: a unit, or a folder of units)
     python -m mathmachine.coursebook keys [UNIT_DIR ...]    record the checks' keys (keys.toml)
     python -m mathmachine.coursebook build                   compile every unit into the cache
     python -m mathmachine.coursebook golden [--check]        (re)write the widgets' golden vectors
@@ -26,15 +27,21 @@ def _errors(exc: CompileError) -> tuple[CompileError, ...]:
     return exc.errors if isinstance(exc, CompileErrors) else (exc,)
 
 
-def _unit_dir(arg: str) -> Path:
+def _unit_dirs(arg: str) -> list[Path]:
+    """A unit folder (or a file in one), or a folder of units such as content/units. A folder
+    that is neither is returned as it is, so that compiling it says what is missing."""
     p = Path(arg)
     if p.is_file():
         p = p.parent
-    return p
+    if not (p / cache.UNIT_FILE).is_file():
+        return cache.unit_folders(p) or [p]
+    return [p]
 
 
 def check(paths: list[str], root: str | None) -> int:
-    folders = [_unit_dir(p) for p in paths] or cache.unit_folders(cache.content_root(root))
+    folders = [f for p in paths for f in _unit_dirs(p)] or cache.unit_folders(
+        cache.content_root(root)
+    )
     if not folders:
         print("no units found", file=sys.stderr)
         return 1
@@ -67,7 +74,9 @@ def check(paths: list[str], root: str | None) -> int:
 
 
 def keys(paths: list[str], root: str | None) -> int:
-    folders = [_unit_dir(p) for p in paths] or cache.unit_folders(cache.content_root(root))
+    folders = [f for p in paths for f in _unit_dirs(p)] or cache.unit_folders(
+        cache.content_root(root)
+    )
     status = 0
     for folder in folders:
         try:
@@ -129,7 +138,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--root", help="content root (default: the repo's content/units)")
     sub = parser.add_subparsers(dest="command", required=True)
     p_check = sub.add_parser("check", help="compile units and report errors as path:line")
-    p_check.add_argument("paths", nargs="*", help="unit folders (default: every unit)")
+    p_check.add_argument(
+        "paths", nargs="*", help="unit folders, or folders of units (default: every unit)"
+    )
     p_keys = sub.add_parser("keys", help="record the keys of every check (keys.toml)")
     p_keys.add_argument("paths", nargs="*", help="unit folders (default: every unit)")
     p_build = sub.add_parser("build", help="compile every unit into the cache")

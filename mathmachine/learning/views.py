@@ -63,7 +63,9 @@ def section_detail(request: HttpRequest, unit_slug: str, number: int) -> HttpRes
             "toc_html": partial(toc_html, unit=unit, toc=toc, current=section),
         }
         return _private(render(request, "learning/locked.html", context))
-    learner = learner_from_request(request, create=True)
+    # A plain read makes no learner (no session row, no visit row): the anonymous token is made
+    # at the first answer (check_answer), and sections reached are recorded from then on.
+    learner = learner_from_request(request)
     services.section_visit_record(learner=learner, unit_slug=unit.slug, section_number=number)
     answers = selectors.answers_for(learner=learner, unit_slug=unit.slug)
     messages_by_check = {
@@ -168,11 +170,17 @@ def check_answer(request: HttpRequest, unit_slug: str, check_id: str) -> HttpRes
         return found
     section, compiled = found
     check = selectors.check_variant(unit, compiled, parse_seed(request.POST.get("seed")))
+    new_learner = not learner_from_request(request).known
     learner = learner_from_request(request, create=True)
     raw = _raw_answer(request, check)
     outcome = services.check_answer_submit(
         learner=learner, unit_slug=unit.slug, check=check, raw=raw
     )
+    if new_learner and outcome.record is not None:
+        # Their read of this section made no learner yet (section_detail): it counts from here.
+        services.section_visit_record(
+            learner=learner, unit_slug=unit.slug, section_number=section.number
+        )
     show_attempt = not outcome.grade.ok or outcome.kept_right
     if wants_json:
         # What the learner sent stays in the boxes; the stored answer when it was stored.

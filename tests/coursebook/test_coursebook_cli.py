@@ -57,3 +57,27 @@ def test_build_fails_on_errors(tmp_path: Path) -> None:
     assert (
         out.stdout == "04-demo/figures.py:6: figures() raised IndexError: list index out of range\n"
     )
+
+
+def test_check_a_folder_of_units_checks_each_unit() -> None:
+    """README step 3 (issue 10, failure 9): `check content/units` said "unit.toml is missing"
+    because content/units holds units rather than being one."""
+    out = run("check", str(FIXTURES / "units" / "good"), cwd=REPO)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert out.stdout.startswith("ok: unit 1 demo: ")
+    assert "unit.toml is missing" not in out.stdout + out.stderr
+
+
+def test_readme_step_3_command_as_written() -> None:
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    command = ".venv/bin/python -m mathmachine.coursebook check content/units"
+    assert command in readme
+    out = run(*command.split()[3:], cwd=REPO)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert out.stdout.startswith("ok: unit 18 attention-and-transformers: ")
+
+
+def test_check_a_folder_without_units_still_says_what_is_missing(tmp_path: Path) -> None:
+    out = run("check", str(tmp_path), cwd=REPO)
+    assert out.returncode == 1
+    assert "unit.toml is missing" in out.stdout

@@ -302,13 +302,17 @@ def test_csrf_is_enforced_on_answers(check1: CheckDef) -> None:
 # The anonymous learner -------------------------------------------------------------------------
 
 
-def test_an_anonymous_learner_gets_a_token_on_reading_section_1(client: Client) -> None:
+def test_an_anonymous_learner_gets_a_token_at_the_first_answer(
+    client: Client, answer: Callable[..., Any]
+) -> None:
     client.get(HOME)
     client.get(UNIT_PAGE)
-    assert SESSION_KEY not in client.session  # browsing makes no learner
     client.get(SECTION_1)
+    assert SESSION_KEY not in client.session  # reading makes no learner (tests/learning/
+    assert SectionVisit.objects.count() == 0  # test_anonymous_reads.py)
+    answer(C1, "0.017 0.047 0.936")
     token = uuid.UUID(client.session[SESSION_KEY])
-    visit = SectionVisit.objects.get()
+    visit = SectionVisit.objects.get()  # the section answered in counts as reached
     assert visit.anon_token == token and visit.user_id is None and visit.section_number == 1
     client.get(SECTION_1)
     assert client.session[SESSION_KEY] == str(token)
@@ -323,8 +327,8 @@ def test_answers_belong_to_the_session_that_gave_them(answer: Callable[..., Any]
     other = Client()
     page = text(other.get(SECTION_1))
     assert "0.017 0.047 0.936" not in page and "verdict-" not in page
-    assert uuid.UUID(other.session[SESSION_KEY]) != row.anon_token
     other.post(check_url(C1), {"answer": ["0.1 0.164 0.736"]})
+    assert uuid.UUID(other.session[SESSION_KEY]) != row.anon_token
     assert CheckAnswer.objects.count() == 2
     assert CheckAnswer.objects.get(pk=row.pk).attempts == 1
 
@@ -336,13 +340,18 @@ def test_answering_first_makes_the_learner(client: Client, answer: Callable[...,
     assert CheckAnswer.objects.get().anon_token == token
 
 
-def test_a_damaged_token_in_the_session_is_replaced(client: Client) -> None:
+def test_a_damaged_token_in_the_session_is_replaced(
+    client: Client, answer: Callable[..., Any]
+) -> None:
     session = client.session
     session[SESSION_KEY] = "not-a-uuid"
     session.save()
-    client.get(SECTION_1)
-    assert uuid.UUID(client.session[SESSION_KEY])
-    assert SectionVisit.objects.get().anon_token == uuid.UUID(client.session[SESSION_KEY])
+    client.get(SECTION_1)  # a read neither uses nor repairs it
+    assert SectionVisit.objects.count() == 0
+    answer(C1, "0.017 0.047 0.936")
+    token = uuid.UUID(client.session[SESSION_KEY])
+    assert CheckAnswer.objects.get().anon_token == token
+    assert SectionVisit.objects.get().anon_token == token
 
 
 def test_the_unit_page_offers_to_continue_where_the_learner_was(

@@ -40,6 +40,7 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    "mathmachine.web.formcharset.FormCharsetMiddleware",  # before anything reads a form
     "mathmachine.web.compression.GZipMiddleware",  # Django's, at level 4 (cheaper)
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
