@@ -11,7 +11,9 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
+from django.conf import settings
 from django.contrib.auth.signals import user_logged_in
+from django.db.models.signals import post_save
 from django.dispatch import receiver
 from django.http import HttpRequest
 
@@ -36,3 +38,18 @@ def claim_anonymous_progress(
         return
     learner_progress_claim(user=user, anon_token=token)
     session.pop(SESSION_KEY, None)
+
+
+@receiver(post_save, sender=settings.AUTH_USER_MODEL, dispatch_uid="mathmachine.accounts.operator")
+def operator_address_verified(sender: Any, instance: Any, created: bool, **kwargs: Any) -> None:
+    """`manage.py createsuperuser` makes the operator, who typed their own address at the
+    terminal: it is their verified sign-in address (email verification is mandatory)."""
+    if not (created and instance.is_superuser and instance.email):
+        return
+    from allauth.account.models import EmailAddress
+
+    EmailAddress.objects.get_or_create(
+        user=instance,
+        email=instance.email.lower(),
+        defaults={"primary": True, "verified": True},
+    )

@@ -1,5 +1,10 @@
+from allauth.account.decorators import secure_admin_login
 from django.contrib import admin
 from django.urls import include, path
+
+# The admin signs in through the site's sign-in page, with its limits on failed attempts
+# (docs/accounts.md): Django's own admin form counted nothing.
+admin.site.login = secure_admin_login(admin.site.login)  # type: ignore[method-assign]
 
 urlpatterns = [
     path("admin/", admin.site.urls),

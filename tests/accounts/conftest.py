@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
 
 import pytest
 from django.contrib.auth import get_user_model
+from django.core import mail
 from django.core.cache import cache
 from django.test import Client
 
@@ -22,12 +24,20 @@ def _clean_cache() -> Iterator[None]:
 
 @pytest.fixture
 def signup(db) -> Callable[..., object]:
-    """Sign up through allauth's form, as a learner does; returns the new user."""
+    """Sign up through allauth's form, then open the confirmation link in the same browser, as a
+    learner does (email verification is mandatory, docs/accounts.md): the client ends signed in.
+    Returns the new user."""
 
     def do(client: Client, email: str = "asha@example.com", password: str = PASSWORD) -> object:
+        sent = len(mail.outbox)
         response = client.post(
             "/accounts/signup/", {"email": email, "password1": password, "password2": password}
         )
+        assert response.status_code == 302, response.content.decode()[:2000]
+        message = mail.outbox[sent]
+        link = re.search(r"https?://[^/\s]+(/accounts/confirm-email/\S+)", message.body)
+        assert link, message.body
+        response = client.post(link.group(1))
         assert response.status_code == 302, response.content.decode()[:2000]
         return get_user_model().objects.get(email=email)
 

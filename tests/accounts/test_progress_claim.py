@@ -238,14 +238,10 @@ def _anonymous_client_with_progress() -> tuple[Client, uuid.UUID]:
     return client, token
 
 
-def test_sign_up_attaches_this_browsers_answers() -> None:
+def test_sign_up_attaches_this_browsers_answers(signup) -> None:
+    """Sign-up, then the confirmation link opened in the same browser, which signs in."""
     client, _ = _anonymous_client_with_progress()
-    response = client.post(
-        "/accounts/signup/",
-        {"email": "asha@example.com", "password1": PASSWORD, "password2": PASSWORD},
-    )
-    assert response.status_code == 302
-    user = get_user_model().objects.get(email="asha@example.com")
+    user = signup(client, "asha@example.com")
     row = CheckAnswer.objects.get(check_id="s1-sharpen")
     assert row.user_id == user.pk and row.anon_token is None
     assert (row.attempts, row.correct) == (2, True)

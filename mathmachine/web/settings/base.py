@@ -151,7 +151,11 @@ ACCOUNT_LOGIN_METHODS = {"email"}
 ACCOUNT_SIGNUP_FIELDS = ["email*", "password1*", "password2*"]
 ACCOUNT_UNIQUE_EMAIL = True
 ACCOUNT_CHANGE_EMAIL = True  # one address per learner; a change is verified before it replaces
-ACCOUNT_EMAIL_VERIFICATION = "optional"  # a confirmation email is sent; learning starts at once
+# Mandatory: a new account signs in by the link in its confirmation email (in the same browser
+# it is signed in at once, with its answers). This is what lets sign-up answer a registered
+# address exactly as a new one (ACCOUNT_PREVENT_ENUMERATION): its owner is emailed instead.
+ACCOUNT_EMAIL_VERIFICATION = "mandatory"
+ACCOUNT_LOGIN_ON_EMAIL_CONFIRMATION = True
 ACCOUNT_EMAIL_SUBJECT_PREFIX = "[The Math Behind the Machine] "
 ACCOUNT_LOGOUT_ON_PASSWORD_CHANGE = False
 ACCOUNT_PREVENT_ENUMERATION = True
