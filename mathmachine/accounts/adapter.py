@@ -14,7 +14,10 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from allauth.account.adapter import DefaultAccountAdapter
+from allauth.core import context
 from allauth.core.internal import ratelimit
+from django.contrib import messages
+from django.contrib.sites.shortcuts import get_current_site
 from django.http import HttpRequest
 
 from mathmachine.web.clientip import client_ip
@@ -28,6 +31,18 @@ NETWORK_PAUSE_MESSAGE = (
     "school or college, many people share one internet address). To keep accounts safe, "
     "sign-ins from this network are paused for up to 10 minutes. Wait a little and try again; "
     "other networks, such as mobile data, are not affected."
+)
+
+
+MAIL_DELAYED_MESSAGE = (
+    "Our mail server is slow to answer just now, so your email will follow in a few minutes. "
+    "There is nothing more to do: once it arrives, open its link."
+)
+#: Emails whose delay the learner is told about (sign-up's; a password reset shows its usual
+#: page, and says the same whether or not the address has an account).
+DELAY_NOTICE_FOR = (
+    "account/email/email_confirmation",
+    "account/email/account_already_exists",
 )
 
 
@@ -57,3 +72,16 @@ class AccountAdapter(DefaultAccountAdapter):
         usage = getattr(self, "_network_rl_usage", None)
         if usage:
             usage.rollback()
+
+    def send_mail(self, template_prefix: str, email: str, context_: dict[str, Any]) -> None:
+        """allauth's, and if the mail server was down (the message waits in the outbox,
+        mathmachine/mail), a sign-up is told that the email will follow."""
+        request = context.request
+        ctx = {"request": request, "email": email, "current_site": get_current_site(request)}
+        ctx.update(context_)
+        message = self.render_mail(template_prefix, email, ctx)
+        message.send()
+        if getattr(message, "queued_in_outbox", False) and template_prefix.startswith(
+            DELAY_NOTICE_FOR
+        ):
+            messages.info(request, MAIL_DELAYED_MESSAGE)

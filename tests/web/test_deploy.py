@@ -63,12 +63,14 @@ def test_production_email_comes_from_the_environment() -> None:
         "DEFAULT_FROM_EMAIL": "Course <hello@example.com>",
     }
     out = _setting(
-        "settings.EMAIL_BACKEND, settings.EMAIL_HOST, settings.EMAIL_PORT, "
+        "settings.EMAIL_BACKEND, settings.MAIL_DELIVERY_BACKEND, settings.EMAIL_HOST, "
+        "settings.EMAIL_PORT, "
         "settings.EMAIL_USE_TLS, settings.DEFAULT_FROM_EMAIL",
         **env,
     )
     assert out == (
-        "django.core.mail.backends.smtp.EmailBackend smtp.example.com 2525 True "
+        "mathmachine.mail.backend.OutboxBackend django.core.mail.backends.smtp.EmailBackend "
+        "smtp.example.com 2525 True "
         "Course <hello@example.com>"
     )
 

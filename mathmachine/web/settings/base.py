@@ -35,6 +35,7 @@ INSTALLED_APPS = [
     "mathmachine.accounts",
     "mathmachine.learning",
     "mathmachine.billing",
+    "mathmachine.mail",
 ]
 
 MIDDLEWARE = [
@@ -175,6 +176,11 @@ ACCOUNT_RATE_LIMITS = {
 # X-Forwarded-For, which a client could otherwise fill with a fresh address for every request.
 TRUSTED_PROXY_COUNT = int(os.environ.get("TRUSTED_PROXY_COUNT", "0"))
 ALLAUTH_TRUSTED_PROXY_COUNT = TRUSTED_PROXY_COUNT
+# Mail: every email goes through the outbox backend, which sends it at once through
+# MAIL_DELIVERY_BACKEND (local.py: the console; production.py: SMTP) and, when the mail server
+# fails, keeps it to be sent again by `manage.py mail_outbox` (mathmachine/mail, docs/accounts.md).
+EMAIL_BACKEND = "mathmachine.mail.backend.OutboxBackend"
+MAIL_DELIVERY_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
 DEFAULT_FROM_EMAIL = os.environ.get(
     "DEFAULT_FROM_EMAIL", "The Math Behind the Machine <hello@localhost>"
 )

@@ -6,4 +6,4 @@ from .base import SECRET_KEY
 DEBUG = True
 SECRET_KEY = SECRET_KEY or "local-development-only-not-secret"
 ALLOWED_HOSTS = ["127.0.0.1", "localhost", "[::1]"]
-EMAIL_BACKEND = "django.core.mail.backends.console.EmailBackend"
+MAIL_DELIVERY_BACKEND = "django.core.mail.backends.console.EmailBackend"  # behind the outbox

@@ -6,6 +6,8 @@ from .base import SECRET_KEY
 DEBUG = False
 SECRET_KEY = SECRET_KEY or "test-only-not-secret"
 ALLOWED_HOSTS = ["testserver", "127.0.0.1", "localhost"]
+# Django's test runner puts the locmem backend in place of EMAIL_BACKEND (the outbox); the outbox
+# tests put it back (tests/mail).
 EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
