@@ -81,6 +81,8 @@ class PaymentInline(admin.TabularInline):
         "currency",
         "method",
         "source",
+        "duplicate",
+        "refund_status",
         "error",
         "created_at",
     )
@@ -162,8 +164,11 @@ class OrderAdmin(ReadOnlyAdmin):
 
 @admin.register(Payment)
 class PaymentAdmin(ReadOnlyAdmin):
-    list_display = ("provider_payment_id", "order", "status", "amount_paise", "currency", "source")
-    list_filter = ("status", "source", "currency")
+    list_display = (
+        "provider_payment_id", "order", "status", "amount_paise", "currency", "source",
+        "duplicate", "refund_status",
+    )  # fmt: skip
+    list_filter = ("status", "duplicate", "refund_status", "source", "currency")
     search_fields = ("provider_payment_id", "order__receipt", "order__user__email")
     list_select_related = ("order", "order__product", "order__user")
 

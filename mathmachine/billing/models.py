@@ -235,12 +235,31 @@ class Payment(models.Model):
     source = models.CharField(max_length=30, help_text="which message told us: callback or event")
     error = models.CharField(max_length=300, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
+    # A second payment captured for an order already paid grants nothing and is refunded
+    # automatically (services.payment_refund_duplicate); these fields follow that refund.
+    duplicate = models.BooleanField(
+        default=False, help_text="captured for an order that was already paid: refunded for it"
+    )
+    refund_status = models.CharField(
+        max_length=10,
+        blank=True,
+        choices=[
+            ("requested", "Refund requested"),
+            ("processed", "Refunded"),
+            ("failed", "Refund failed"),
+        ],
+        help_text="the automatic refund of a duplicate payment",
+    )
+    provider_refund_id = models.CharField(max_length=64, null=True, blank=True, unique=True)
 
     class Meta:
         ordering = ("-created_at",)
 
     def __str__(self) -> str:
-        return f"{self.provider_payment_id} · {format_paise(self.amount_paise)} · {self.status}"
+        label = " · duplicate" if self.duplicate else ""
+        return (
+            f"{self.provider_payment_id} · {format_paise(self.amount_paise)} · {self.status}{label}"
+        )
 
 
 class Refund(models.Model):

@@ -162,7 +162,28 @@ def payment_record_captured(
         )
         return PaymentOutcome(False, "wrong amount or currency: no access granted")
     if order.state not in Order.UNPAID:
-        return PaymentOutcome(False, f"already {order.state}: nothing to do")
+        paid_by_another = (
+            order.payments.filter(status=Payment.Status.CAPTURED, duplicate=False)
+            .exclude(pk=payment.pk)
+            .exclude(error__startswith="paid ")
+            .exists()
+        )
+        if not paid_by_another:  # this very payment paid the order: a repeated word of it
+            return PaymentOutcome(False, f"already {order.state}: nothing to do")
+        if not payment.duplicate:
+            payment.duplicate = True
+            payment.refund_status = "requested"
+            payment.error = "a second payment for an order already paid: refunded automatically"
+            payment.save(update_fields=["duplicate", "refund_status", "error"])
+            log.error(
+                "Order %s: second payment %s captured for an order already %s; refunding it",
+                order.receipt,
+                payment_id,
+                order.state,
+            )
+            payment_pk = payment.pk
+            transaction.on_commit(lambda: payment_refund_duplicate(payment_id=payment_pk))
+        return PaymentOutcome(False, "a second payment for this order: refunded automatically")
     now = timezone.now()
     order.transition(Order.State.PAID)
     order.paid_at = now
@@ -225,6 +246,55 @@ def checkout_callback_verify(
     )
 
 
+def payment_refund_duplicate(*, payment_id: int) -> str:
+    """Refund a duplicate payment (captured for an order already paid) in full, once.
+
+    Called after the commit that marked it; the provider is called outside any transaction, with
+    an idempotency key of the payment's own, so a repeated call cannot refund twice. The order
+    and its access are never touched: they belong to the payment that paid it.
+    """
+    with transaction.atomic():
+        payment = Payment.objects.select_for_update().select_related("order").get(pk=payment_id)
+        if not payment.duplicate or payment.refund_status != "requested":
+            return f"nothing to do: refund {payment.refund_status or 'not needed'}"
+        if payment.provider_refund_id:
+            return "refund already asked for"
+        order = payment.order
+    provider = get_provider(order.provider)
+    try:
+        result = provider.refund(
+            payment_id=payment.provider_payment_id,
+            amount_paise=payment.amount_paise,
+            idempotency_key=f"duplicate-{payment.provider_payment_id}",
+            notes={"receipt": order.receipt, "reason": "duplicate payment"},
+        )
+    except ProviderError as exc:
+        Payment.objects.filter(pk=payment_id).update(
+            refund_status="failed", error=f"duplicate payment; automatic refund failed: {exc}"[:300]
+        )
+        log.error("Order %s: refund of duplicate %s failed: %s", order.receipt, payment, exc)
+        return "refund failed"
+    status = {"processed": "processed", "failed": "failed"}.get(result.status, "requested")
+    Payment.objects.filter(pk=payment_id, refund_status="requested").update(
+        provider_refund_id=result.id, refund_status=status
+    )
+    provider.settle()
+    return f"refund {status}"
+
+
+def duplicate_refund_settle(*, payment: Payment, processed: bool) -> str:
+    """The provider's word on a duplicate payment's refund (a webhook): the order is untouched."""
+    updated = (
+        Payment.objects.filter(pk=payment.pk, duplicate=True)
+        .exclude(refund_status="processed")
+        .update(refund_status="processed" if processed else "failed")
+    )
+    if not processed:
+        log.error("Refund of duplicate payment %s failed at the provider", payment)
+    outcome = "processed" if processed else "failed"
+    return f"duplicate payment's refund {outcome}" if updated else "duplicate payment: no change"
+
+
 # Refunds ------------------------------------------------------------------------------------
 
 
@@ -258,7 +328,7 @@ def refund_request(
                 f"{deadline:%d %B %Y at %H:%M} (IST), so it can no longer be refunded."
             )
         payment = (
-            order.payments.filter(status=Payment.Status.CAPTURED)
+            order.payments.filter(status=Payment.Status.CAPTURED, duplicate=False)
             .exclude(error__startswith="paid ")
             .order_by("created_at")
             .first()

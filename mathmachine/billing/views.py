@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.contrib.auth.views import redirect_to_login
+from django.db import transaction
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -91,25 +92,38 @@ def testmode_pay(request: HttpRequest, public_id: str) -> HttpResponse:
     order = selectors.order_for_owner(user=request.user, public_id=public_id)
     if order.provider != TestModeProvider.name or not order.provider_order_id:
         raise Http404("Not a test-mode order")
-    if order.state not in Order.UNPAID:
-        return redirect("billing:receipt", public_id=order.public_id)
     provider = get_provider(TestModeProvider.name)
     assert isinstance(provider, TestModeProvider)
-    if request.POST.get("outcome") == "fail":
-        provider.fail(
-            order_id=order.provider_order_id,
-            amount_paise=order.amount_paise,
-            currency=order.currency,
-        )
-        provider.settle()
-        messages.error(
-            request, "The test payment failed, on purpose. No money moved; you can try again."
-        )
-        return redirect("billing:checkout", public_id=order.public_id)
-    result = provider.pay(
+    if request.POST.get("outcome") != "fail":
+        return _testmode_succeed(request, order, provider)
+    if order.state not in Order.UNPAID:
+        return redirect("billing:receipt", public_id=order.public_id)
+    provider.fail(
         order_id=order.provider_order_id, amount_paise=order.amount_paise, currency=order.currency
     )
-    provider.settle()  # the webhooks (payment.captured, order.paid), as Razorpay sends them
+    provider.settle()
+    messages.error(
+        request, "The test payment failed, on purpose. No money moved; you can try again."
+    )
+    return redirect("billing:checkout", public_id=order.public_id)
+
+
+def _testmode_succeed(
+    request: HttpRequest, order: Order, provider: TestModeProvider
+) -> HttpResponse:
+    """Take the test payment, once: the order's row lock is held from the check that it is
+    unpaid until its webhooks have paid it, so a parallel click waits and then finds it paid."""
+    with transaction.atomic():
+        locked = Order.objects.select_for_update().get(pk=order.pk)
+        if locked.state not in Order.UNPAID:
+            messages.info(request, "This order is already paid: no second payment was taken.")
+            return redirect("billing:receipt", public_id=order.public_id)
+        result = provider.pay(
+            order_id=locked.provider_order_id or "",
+            amount_paise=locked.amount_paise,
+            currency=locked.currency,
+        )
+        provider.settle()  # the webhooks (payment.captured, order.paid), as Razorpay sends them
     # ... and the browser's callback, as checkout.js posts it.
     return _private(
         render(

@@ -150,12 +150,23 @@ def _refund_row(order: Order, refund_entity: dict[str, Any]) -> Refund:
     return candidate
 
 
+def _duplicate_payment(provider: PaymentProvider, refund_entity: dict[str, Any]) -> Payment | None:
+    """The refund is of a duplicate payment (refunded automatically, not the order's refund)."""
+    return Payment.objects.filter(
+        provider_payment_id=refund_entity.get("payment_id"),
+        order__provider=provider.name,
+        duplicate=True,
+    ).first()
+
+
 def _refund_processed(provider: PaymentProvider, event: dict[str, Any]) -> tuple[str, Order | None]:
     refund_entity, order = _refund_and_order(provider, event)
     if refund_entity is None:
         return "ignored: no refund in the event", None
     if order is None:
         return "ignored: not one of our payments", None
+    if (duplicate := _duplicate_payment(provider, refund_entity)) is not None:
+        return services.duplicate_refund_settle(payment=duplicate, processed=True), order
     if order.state in Order.UNPAID:
         # The refund overtook the payment's own events: record the payment first (from the
         # payment in this event), so the order ends refunded and a late order.paid grants nothing.
@@ -185,6 +196,8 @@ def _refund_failed(provider: PaymentProvider, event: dict[str, Any]) -> tuple[st
     refund_entity, order = _refund_and_order(provider, event)
     if refund_entity is None or order is None:
         return "ignored: not one of our refunds", order
+    if (duplicate := _duplicate_payment(provider, refund_entity)) is not None:
+        return services.duplicate_refund_settle(payment=duplicate, processed=False), order
     if order.state == Order.State.REFUNDED:
         return "ignored: the order is already refunded", order
     refund = _refund_row(order, refund_entity)

@@ -134,3 +134,27 @@ def test_parallel_purchases_of_one_product_make_one_order(razorpay, user, unit18
     assert _in_parallel([buy] * 4, login=user) == [302] * 4
     assert Order.objects.filter(user=user, product=unit18).count() == 1
     assert len(razorpay.mock.calls) == 1
+
+
+def test_parallel_test_mode_payments_take_one_payment(user):
+    """Issue 10, failure 7: 5 parallel "succeed" posts to one order's test-pay gave 5 captured
+    payments and 1 entitlement (and the refund repaid one). Test mode now takes one."""
+    from mathmachine.billing.models import Product
+
+    order = services_order_create(user, Product.objects.get(code="unit-18"))
+
+    def succeed(c: Client) -> int:
+        c.force_login(user)
+        url = f"/billing/orders/{order.public_id}/test-pay/"
+        return c.post(url, {"outcome": "succeed"}).status_code
+
+    statuses = _in_parallel([succeed] * 5)
+    assert sorted(statuses) == [200, 302, 302, 302, 302]
+    assert Payment.objects.filter(order=order, status="captured").count() == 1
+    assert Entitlement.objects.filter(order=order).count() == 1
+
+
+def services_order_create(user: Any, product: Any) -> Order:
+    from mathmachine.billing import services
+
+    return services.order_create(user=user, product=product)
