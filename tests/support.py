@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import os
+import socket
 import subprocess
 import sys
 import threading
@@ -119,3 +120,19 @@ def redis_cache_settings(url: str) -> dict[str, Any]:
     return ast.literal_eval(
         setting_value("settings.CACHES", DJANGO_SECRET_KEY=STRONG_KEY, REDIS_URL=url)
     )
+
+
+def redis_up() -> bool:
+    """Is a Redis listening at 127.0.0.1:6379 (for the tests that need a real one)?"""
+    try:
+        with socket.create_connection(("127.0.0.1", 6379), timeout=0.5):
+            return True
+    except OSError:
+        return False
+
+
+def free_port() -> int:
+    """A local port nothing listens on (connections to it are refused) until someone binds it."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]

@@ -8,27 +8,20 @@ on every request; the limits count again once the cache is back.
 from __future__ import annotations
 
 import logging
-import socket
 
 import pytest
 from django.core.cache import caches
 from django.test import Client, override_settings
-from support import redis_cache_settings
+from support import free_port, redis_cache_settings, redis_up
 
 pytestmark = pytest.mark.django_db
 
 PASSWORD = "a long test password 42"
 
 
-def _closed_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]  # closed again when the socket is: connections are refused
-
-
 @pytest.fixture(scope="module")
 def dead_redis_caches() -> dict:
-    return redis_cache_settings(f"redis://127.0.0.1:{_closed_port()}/0")
+    return redis_cache_settings(f"redis://127.0.0.1:{free_port()}/0")
 
 
 def test_sign_in_works_while_redis_is_down(signup, dead_redis_caches, caplog) -> None:
@@ -50,15 +43,7 @@ def test_sign_in_works_while_redis_is_down(signup, dead_redis_caches, caplog) ->
     assert not outage_lines[0].exc_info  # one line, not a traceback per request
 
 
-def _redis_up() -> bool:
-    try:
-        with socket.create_connection(("127.0.0.1", 6379), timeout=0.5):
-            return True
-    except OSError:
-        return False
-
-
-@pytest.mark.skipif(not _redis_up(), reason="no Redis at 127.0.0.1:6379")
+@pytest.mark.skipif(not redis_up(), reason="no Redis at 127.0.0.1:6379")
 def test_the_cache_counts_again_once_redis_is_back(monkeypatch, caplog) -> None:
     import uuid
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import re
-import socket
 import subprocess
 import sys
 import time
@@ -18,31 +17,17 @@ from pathlib import Path
 
 import pytest
 import requests
-from support import REPO
+from support import REPO, free_port, redis_up
 
 from mathmachine.accounts.adapter import LOCKOUT_MESSAGE
 
 PASSWORD = "a long test password 42"
 
 
-def _redis_up() -> bool:
-    try:
-        with socket.create_connection(("127.0.0.1", 6379), timeout=0.5):
-            return True
-    except OSError:
-        return False
-
-
 pytestmark = [
     pytest.mark.slow,
-    pytest.mark.skipif(not _redis_up(), reason="no Redis at 127.0.0.1:6379"),
+    pytest.mark.skipif(not redis_up(), reason="no Redis at 127.0.0.1:6379"),
 ]
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture(scope="module")
@@ -68,7 +53,7 @@ def three_workers(tmp_path_factory: pytest.TempPathFactory):
         f"u = get_user_model().objects.create_user('asha', 'asha@example.com', {PASSWORD!r}); "
         "EmailAddress.objects.create(user=u, email=u.email, primary=True, verified=True)",
     )  # fmt: skip
-    port = _free_port()
+    port = free_port()
     log = var / "access.log"
     server = subprocess.Popen(
         [

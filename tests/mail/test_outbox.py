@@ -11,7 +11,6 @@ from __future__ import annotations
 import datetime as dt
 import logging
 import re
-import socket
 from io import StringIO
 
 import pytest
@@ -20,7 +19,7 @@ from django.contrib.auth import get_user_model
 from django.core import mail
 from django.core.management import call_command
 from django.test import Client
-from support import STRONG_KEY, paid_order_create, setting_value
+from support import STRONG_KEY, free_port, paid_order_create, setting_value
 
 from mathmachine.mail.models import OutboxMessage
 
@@ -28,12 +27,6 @@ pytestmark = pytest.mark.django_db
 
 PASSWORD = "a long test password 42"
 LOCMEM = "django.core.mail.backends.locmem.EmailBackend"
-
-
-def _closed_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture(scope="module")
@@ -52,7 +45,7 @@ def smtp_down(settings, production_mail):
     settings.EMAIL_BACKEND = production_mail["EMAIL_BACKEND"]
     if production_mail["MAIL_DELIVERY_BACKEND"]:
         settings.MAIL_DELIVERY_BACKEND = production_mail["MAIL_DELIVERY_BACKEND"]
-    settings.EMAIL_HOST, settings.EMAIL_PORT = "127.0.0.1", _closed_port()
+    settings.EMAIL_HOST, settings.EMAIL_PORT = "127.0.0.1", free_port()
     settings.EMAIL_USE_TLS, settings.EMAIL_TIMEOUT = False, 5
     return settings
 

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import re
-import socket
 
 import pytest
 from django.test import Client
-from support import STRONG_KEY
+from support import STRONG_KEY, redis_up
 from support import manage as _manage
 from support import setting_value as _setting
 
@@ -83,15 +82,7 @@ def test_the_cache_is_redis_when_redis_url_is_set_else_local_memory() -> None:
     ).endswith("RedisCache")
 
 
-def _redis_up() -> bool:
-    try:
-        with socket.create_connection(("127.0.0.1", 6379), timeout=0.5):
-            return True
-    except OSError:
-        return False
-
-
-@pytest.mark.skipif(not _redis_up(), reason="no Redis at 127.0.0.1:6379")
+@pytest.mark.skipif(not redis_up(), reason="no Redis at 127.0.0.1:6379")
 def test_redis_cache_round_trip_when_redis_is_there() -> None:
     code = (
         "from django.core.cache import cache; import uuid; k = 'deploy-test-' + uuid.uuid4().hex; "
