@@ -216,6 +216,17 @@ HANDLERS: dict[str, Handler] = {
 }
 
 
+def _holds_nul(value: object) -> bool:
+    """True when a NUL character is in any key or string of a decoded JSON value."""
+    if isinstance(value, str):
+        return "\x00" in value
+    if isinstance(value, dict):
+        return any(_holds_nul(k) or _holds_nul(v) for k, v in value.items())
+    if isinstance(value, list):
+        return any(_holds_nul(v) for v in value)
+    return False
+
+
 def webhook_receive(
     *, provider: PaymentProvider, body: bytes, signature: str | None, event_id: str | None
 ) -> WebhookResult:
@@ -229,6 +240,9 @@ def webhook_receive(
         return WebhookResult(400, "body is not JSON")
     if not isinstance(event, dict) or not isinstance(event.get("event"), str):
         return WebhookResult(400, "not an event")
+    if _holds_nul(event):
+        # Razorpay never sends one, and PostgreSQL's text columns cannot hold it.
+        return WebhookResult(400, "the event holds a NUL character")
     event_type: str = event["event"]
     # Razorpay always sends the id; without one, identical bodies are the same event.
     event_id = (event_id or "").strip() or "body-sha256:" + hashlib.sha256(body).hexdigest()[:40]

@@ -5,6 +5,8 @@ Bodies are the stored payloads in fixtures/webhooks/, signed here with the test 
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from billing_support import FakeRazorpay, post_webhook, rzp_id, sign
 
@@ -83,6 +85,22 @@ def test_signed_non_json_body_is_400(client, rzp_order):
     for body in (b"not json", b"[1, 2]", b'{"no": "event"}', b"\xff\xfe"):
         assert post_webhook(client, body).status_code == 400
     assert ProviderEvent.objects.count() == 0
+
+
+def test_a_signed_event_with_a_nul_character_is_400_and_stores_nothing(client, rzp_order):
+    """PostgreSQL's text columns refuse NUL: found by the fuzz on PostgreSQL as a 500."""
+    good = FakeRazorpay.event("payment_captured", rzp_order).decode()
+    payment_id = json.loads(good)["payload"]["payment"]["entity"]["id"]
+    for body in (
+        b'{"event": "\\u0000"}',
+        good.replace(payment_id, payment_id + "\\u0000").encode(),
+        b'{"event": "order.paid", "payload": {"\\u0000": 1}}',
+    ):
+        response = post_webhook(client, body)
+        assert response.status_code == 400, body
+        assert "NUL" in response.json()["message"]
+    assert ProviderEvent.objects.count() == 0
+    assert _state(rzp_order)[0] != "paid"
 
 
 def test_get_is_not_allowed(client, razorpay):
