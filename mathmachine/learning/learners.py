@@ -6,9 +6,15 @@ import uuid
 from dataclasses import dataclass
 from typing import Any
 
-from django.http import HttpRequest
+from django.conf import settings
+from django.http import HttpRequest, HttpResponse
 
 SESSION_KEY = "learner_token"
+# A reader's future token, offered by a plain read in a signed cookie (no database write) and
+# adopted by their first answer: two first answers sent at once (a double click) then make one
+# learner, not two sessions of which the browser keeps one. Dropped once adopted.
+OFFER_COOKIE = "learner_offer"
+_OFFER_SALT = "mathmachine.learning.learner-offer"
 
 
 @dataclass(frozen=True)
@@ -40,6 +46,38 @@ def learner_from_request(request: HttpRequest, *, create: bool = False) -> Learn
         except ValueError:
             token = None
     if token is None and create:
-        token = uuid.uuid4()
+        token = _offered_token(request) or uuid.uuid4()
         request.session[SESSION_KEY] = str(token)
     return Learner(user_id=None, anon_token=token)
+
+
+def _offered_token(request: HttpRequest) -> uuid.UUID | None:
+    raw = request.get_signed_cookie(OFFER_COOKIE, default=None, salt=_OFFER_SALT)
+    try:
+        return uuid.UUID(str(raw)) if raw else None
+    except ValueError:
+        return None
+
+
+def learner_offer_set(request: HttpRequest, response: HttpResponse) -> None:
+    """On a plain read by a reader with no learner yet: offer a token in a signed cookie."""
+    user = getattr(request, "user", None)
+    if user is not None and user.is_authenticated:
+        return
+    if request.session.get(SESSION_KEY) or _offered_token(request):
+        return
+    response.set_signed_cookie(
+        OFFER_COOKIE,
+        str(uuid.uuid4()),
+        salt=_OFFER_SALT,
+        max_age=settings.SESSION_COOKIE_AGE,
+        secure=settings.SESSION_COOKIE_SECURE,
+        httponly=True,
+        samesite="Lax",
+    )
+
+
+def learner_offer_drop(request: HttpRequest, response: HttpResponse) -> None:
+    """The offer was adopted by the session (or there is a user): the cookie has done its job."""
+    if OFFER_COOKIE in request.COOKIES:
+        response.delete_cookie(OFFER_COOKIE, samesite="Lax")

@@ -17,7 +17,7 @@ from mathmachine.coursebook.model import CheckDef, CompiledSection, CompiledUnit
 from mathmachine.coursebook.variants import parse_seed
 
 from . import selectors, services
-from .learners import learner_from_request
+from .learners import learner_from_request, learner_offer_drop, learner_offer_set
 from .rendering import Attempt, check_html, section_html, toc_html
 
 
@@ -89,7 +89,7 @@ def section_detail(request: HttpRequest, unit_slug: str, number: int) -> HttpRes
     following = unit.sections[index + 1] if index + 1 < len(unit.sections) else None
     # The free preview ends here when the next section is closed to this learner.
     is_preview_end = following is not None and not is_open[following.number]
-    return _private(
+    response = _private(
         render(
             request,
             "learning/section.html",
@@ -109,6 +109,8 @@ def section_detail(request: HttpRequest, unit_slug: str, number: int) -> HttpRes
             },
         )
     )
+    learner_offer_set(request, response)
+    return response
 
 
 # The answer a no-JS form sent, when the page it is redirected to must show it (it could not
@@ -196,7 +198,9 @@ def check_answer(request: HttpRequest, unit_slug: str, check_id: str) -> HttpRes
             "attempts": outcome.record.attempts if outcome.record else None,
             "html": html,
         }
-        return _private(JsonResponse(payload, status=200 if outcome.grade.ok else 400))
+        response = _private(JsonResponse(payload, status=200 if outcome.grade.ok else 400))
+        learner_offer_drop(request, response)
+        return response
     if show_attempt:
         kept = request.session.get(_ATTEMPTS_KEY)
         kept = kept if isinstance(kept, dict) else {}
@@ -205,7 +209,9 @@ def check_answer(request: HttpRequest, unit_slug: str, check_id: str) -> HttpRes
             "kept_right": outcome.kept_right,
         }
         request.session[_ATTEMPTS_KEY] = kept
-    return redirect(_section_url(unit, section, check))
+    response = redirect(_section_url(unit, section, check))
+    learner_offer_drop(request, response)
+    return response
 
 
 @require_POST
@@ -222,8 +228,11 @@ def check_reveal(request: HttpRequest, unit_slug: str, check_id: str) -> HttpRes
     record = services.check_solution_reveal(learner=learner, unit_slug=unit.slug, check=check)
     if wants_json:
         html = check_html(request=request, unit=unit, check=check, answer=record)
-        return _private(JsonResponse({"ok": True, "html": html}))
-    return redirect(_section_url(unit, section, check))
+        response = _private(JsonResponse({"ok": True, "html": html}))
+    else:
+        response = redirect(_section_url(unit, section, check))
+    learner_offer_drop(request, response)
+    return response
 
 
 @require_GET
