@@ -571,9 +571,17 @@ def cross_server_checks(stack: Stack) -> list[tuple[str, bool, str]]:
     run = uuid.uuid4().hex[:8]
     password = f"correct horse {run}"
 
+    def learner_make(email: str) -> User:
+        """A learner who has confirmed their address (sign-in requires it)."""
+        from allauth.account.models import EmailAddress
+
+        user = User.objects.create_user(username=email, email=email, password=password)
+        EmailAddress.objects.create(user=user, email=email, verified=True, primary=True)
+        return user
+
     # 1. A session made on one server is valid on the other.
     email = f"session-{run}@example.invalid"
-    User.objects.create_user(username=email, email=email, password=password)
+    learner_make(email)
     browser = Browser(stack)
     signed = browser.sign_in(0, email, password)
     status, _, page = browser.request(1, "GET", "/your-learning/")
@@ -589,7 +597,7 @@ def cross_server_checks(stack: Stack) -> list[tuple[str, bool, str]]:
     # 2. Failed sign-ins count on every server: 5 wrong passwords, spread over the two, then
     #    the right one is refused (the limit is 5 per address in 5 minutes).
     email = f"limits-{run}@example.invalid"
-    User.objects.create_user(username=email, email=email, password=password)
+    learner_make(email)
     browser = Browser(stack)
     wrong = [browser.sign_in(i % 2, email, "wrong password") for i in range(5)]
     right = browser.sign_in(0, email, password)
