@@ -24,7 +24,16 @@ UNIT_DIR = (
     Path(__file__).resolve().parents[2] / "content" / "units" / "18-attention-and-transformers"
 )
 SEEDS = range(1, 201)
-PROBLEMS = ("p15-soft-weights", "p15-soft-output", "p15-additive", "p15-general", "p15-gradient")
+PROBLEMS = (
+    "p15-soft-weights",
+    "p15-soft-output",
+    "p15-additive",
+    "p15-general",
+    "p15-gradient",
+    "p15-attention-row",
+    "p15-attention-output",
+    "p15-scaled-spread",
+)
 BAD = re.compile(r"\bnan\b|\binf\b|\{\{|\}\}", re.I)
 
 
@@ -94,8 +103,8 @@ def test_the_arena_is_locked_and_counts_its_problems(unit: CompiledUnit) -> None
     section = unit.section(15)
     assert section.written and not section.free
     assert [p.id for p in section.problems] == list(PROBLEMS)
-    assert section.checks == () and unit.problems_per_section[15] == 5
-    assert sum(unit.problems_per_section.values()) == 5
+    assert section.checks == () and unit.problems_per_section[15] == len(PROBLEMS)
+    assert sum(unit.problems_per_section.values()) == len(PROBLEMS)
     assert all(
         p.problem and p.title.startswith(f"Problem {i}") for i, p in enumerate(section.problems, 1)
     )
@@ -158,3 +167,68 @@ def test_the_figures_agree_with_closed_forms(variants: dict, seed: int) -> None:
         [(context(h1 + eps * e) - context(h1 - eps * e)) / (2 * eps) for e in np.eye(2)]
     )
     np.testing.assert_allclose(_mat(f["grad"]), fd, atol=5e-4)
+
+
+def _pmatrix(tex: str) -> np.ndarray:
+    """A matrix the page prints as LaTeX, \\begin{pmatrix} a & b \\\\ c & d \\end{pmatrix}."""
+    body = tex.replace("−", "-").removeprefix(r"\begin{pmatrix}").removesuffix(r"\end{pmatrix}")
+    return np.array([[float(x) for x in row.split("&")] for row in body.split(r"\\")])
+
+
+def _softmax(s: np.ndarray) -> np.ndarray:
+    e = np.exp(s - s.max())
+    return e / e.sum()
+
+
+WORDS = ["I", "drink", "tea"]
+
+
+@pytest.mark.parametrize("seed", [1, 2, 17, 123, 4821])
+def test_self_attention_problems_agree_with_loops(variants: dict, seed: int) -> None:
+    f = variants["attention_row"](seed)
+    x, wq, wk = _pmatrix(f["X"]), _pmatrix(f["WQ"]), _pmatrix(f["WK"])
+    i = WORDS.index(f["word"])
+    q = [sum(x[i, a] * wq[a, b] for a in range(2)) for b in range(2)]
+    keys = [[sum(x[j, a] * wk[a, b] for a in range(2)) for b in range(2)] for j in range(3)]
+    scores = np.array([q[0] * k[0] + q[1] * k[1] for k in keys])
+    np.testing.assert_allclose(_vec(f["weights"]), _softmax(scores), atol=5e-4)
+    np.testing.assert_allclose(_vec(f["scores"]), scores)
+    np.testing.assert_allclose(_pmatrix(f["K"]), np.array(keys))
+    np.testing.assert_allclose(_vec(f["no_exp"]), scores / scores.sum(), atol=5e-4)
+    raw = np.array([x[i] @ x[j] for j in range(3)])
+    np.testing.assert_allclose(_vec(f["no_matrices"]), _softmax(raw), atol=5e-4)
+
+    f = variants["attention_output"](seed)
+    qm, km, vm = _pmatrix(f["Q"]), _pmatrix(f["K"]), _pmatrix(f["V"])
+    i = WORDS.index(f["word"])
+    w = _softmax(np.array([qm[i] @ km[j] for j in range(3)]))
+    out = sum(w[j] * vm[j] for j in range(3))
+    np.testing.assert_allclose(_vec(f["output"]), out, atol=5e-4)
+    np.testing.assert_allclose(
+        _vec(f["keys_blended"]), sum(w[j] * km[j] for j in range(3)), atol=5e-4
+    )
+    col = _softmax(np.array([qm[j] @ km[i] for j in range(3)]))
+    np.testing.assert_allclose(_vec(f["column"]), sum(col[j] * vm[j] for j in range(3)), atol=5e-4)
+
+
+@pytest.mark.parametrize("seed", range(1, 41))
+def test_the_scaled_spread_agrees_with_counting(variants: dict, seed: int) -> None:
+    """Var(q.k) for independent entries, by the definition: with entries +-sqrt(v) (average 0,
+    variance v), average the square of the score over every sign pattern of a few pieces, then
+    scale to d pieces (the pieces' variances add)."""
+    f = variants["scaled_spread"](seed)
+    d, vq, vk = int(f["d"]), float(f["vq"]), float(f["vk"])
+    pieces = 3
+    total = 0.0
+    for pattern in range(4**pieces):
+        signs = [(pattern >> (2 * p)) & 3 for p in range(pieces)]
+        score = sum(
+            (1 if s & 1 else -1) * math.sqrt(vq) * (1 if s & 2 else -1) * math.sqrt(vk)
+            for s in signs
+        )
+        total += score**2
+    var_per_piece = total / 4**pieces / pieces
+    assert float(f["var"]) == pytest.approx(d * var_per_piece)
+    assert float(f["scaled_std"]) == pytest.approx(math.sqrt(d * var_per_piece / d))
+    assert float(f["sqrt_d"]) ** 2 == d
+    assert float(f["scaled_std"]) != 1

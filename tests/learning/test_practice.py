@@ -1,4 +1,4 @@
-"""The practice arena through Django's test client, for a buyer: the five problems, fresh numbers
+"""The practice arena through Django's test client, for a buyer: every problem, fresh numbers
 by seed in the URL, answers graded against the variant shown and stored with it, the solution
 after a right answer or on request, hints on request, and mastery per problem on the page and
 on the dashboard."""
@@ -46,18 +46,21 @@ def prompt_of(page: str, check_id: str) -> str:
     return m.group(1)
 
 
-def test_the_arena_shows_five_problems_each_with_fresh_numbers(
+def test_the_arena_shows_every_problem_each_with_fresh_numbers(
     client: Client, buyer: Any, unit18: CompiledUnit
 ) -> None:
     page = client.get(ARENA).content.decode()
-    for i, problem in enumerate(unit18.section(15).problems, start=1):
+    problems = unit18.section(15).problems
+    n = len(problems)
+    assert n == 8
+    for i, problem in enumerate(problems, start=1):
         assert f'id="check-{problem.id}"' in page and f"Problem {i} ·" in page
         fresh = next_seed(problem.id, 1)
         assert f'href="?seed-{problem.id}={fresh}#check-{problem.id}"' in page
         assert problem.solution_html not in page and problem.feedback_correct_html not in page
-    assert page.count('name="seed" value="1"') == 2 * 5  # the answer form and "show me"
-    assert page.count("Need a hint?") == 5 and page.count("Another hint") == 5
-    assert page.count("Show me the worked answer") == 5
+    assert page.count('name="seed" value="1"') == 2 * n  # the answer form and "show me"
+    assert page.count("Need a hint?") == n and page.count("Another hint") == n
+    assert page.count("Show me the worked answer") == n
 
 
 def test_fresh_numbers_are_graded_stored_and_shown_again(
@@ -127,7 +130,8 @@ def test_mastery_attempted_familiar_proficient(
     page = client.get(ARENA).content.decode()
     assert "Your progress: proficient (solved first try on two sets of numbers)" in page
     dashboard = client.get(reverse("accounts:dashboard")).content.decode()
-    assert "Practice problems: 1 of 5 solved, 1 proficient" in dashboard
+    n = len(unit18.section(15).problems)
+    assert f"Practice problems: 1 of {n} solved, 1 proficient" in dashboard
     assert (
         'Problem 1 · Soft-lookup weights</a>: <span class="mastery mastery-proficient">'
         in dashboard

@@ -155,11 +155,15 @@ def _small_matrix(rng: np.random.Generator, shape: tuple[int, int]) -> np.ndarra
 
 
 def attention_row(seed: int) -> dict[str, str]:
-    """Problem: X [3, 2], W_Q, W_K [2, 2] of small whole numbers; one word's row of weights."""
+    """Problem: X [3, 2] and W_K [2, 2] of small whole numbers, W_Q [2, 2] of halves; one word's
+    row of weights."""
 
     def make(rng: np.random.Generator) -> dict[str, str] | None:
         x = _small_matrix(rng, (3, 2))
-        wq, wk = _small_matrix(rng, (2, 2)), _small_matrix(rng, (2, 2))
+        # W_Q in halves: the scores are then halves too, so the rows of weights vary (whole
+        # scores within a gap of 4 would give only a few dozen different rows)
+        wq = rng.integers(-2, 5, size=(2, 2)) / 2.0  # entries -1, -0.5, ..., 2
+        wk = _small_matrix(rng, (2, 2))
         i = int(rng.integers(0, 3))
         if len({tuple(r) for r in x}) < 3 or not np.all(np.abs(x).sum(axis=1)):
             return None  # two words the same, or a word of zeros

@@ -155,9 +155,11 @@ def figures() -> dict[str, str]:
 # --------------------------------------------------------------------------------------------
 # §15, the practice arena: the √d scaling, with fresh numbers (VARIANTS)
 
-WIDTHS = (16, 25, 36, 49, 64, 100, 144, 256)
-QUERY_VARIANCES = (1.0, 4.0, 9.0)
-KEY_VARIANCES = (0.25, 1.0, 4.0)
+# Widths that are perfect squares (so √d is a whole number) and variances that are squares (so
+# the scaled standard deviation, the square root of their product, is a short number).
+WIDTHS = tuple(k * k for k in range(4, 21))  # 16, 25, ..., 400
+QUERY_VARIANCES = (0.25, 1.0, 4.0, 9.0, 16.0)
+KEY_VARIANCES = (0.25, 1.0, 4.0, 9.0)
 
 
 def scaled_spread(seed: int) -> dict[str, str]:
@@ -175,6 +177,8 @@ def scaled_spread(seed: int) -> dict[str, str]:
         ignored, added = float(d), d * (vq + vk)  # Var = d as if both were 1; added variances
         if len({var, ignored, added}) < 3 or scaled_std == piece:
             return None  # a slip that would print the key
+        if scaled_std in (math.sqrt(d), float(d)):
+            return None  # the answer would look like a number of the statement
         return {
             "d": str(d),
             "sqrt_d": plain(math.sqrt(d)),
