@@ -136,3 +136,14 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+def products_restore(django_db_blocker: Any) -> None:
+    """Put billing's products (a data migration) back after a ``transactional_db`` flush."""
+    import importlib
+
+    from django.apps import apps
+
+    migration = importlib.import_module("mathmachine.billing.migrations.0002_products")
+    with django_db_blocker.unblock():
+        migration.create_products(apps, None)

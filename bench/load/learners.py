@@ -166,6 +166,19 @@ class Learner:
         self.recorder.double_submits += 1
         await asyncio.gather(self._answer_once(*picked), self._answer_once(*picked))
 
+    async def lab(self) -> None:
+        """The attention lab (§6): one head of a sentence, now and then the 72 thumbnails. A
+        learner who has not bought the unit reads a page instead (the lab would refuse them)."""
+        if not self.signed_in:
+            await self.read()
+            return
+        words = self.rng.sample(LAB_WORDS, k=self.rng.randint(4, 16))
+        data = [("text", " ".join(words)), ("layer", str(self.rng.randint(1, 6)))]
+        data += [("head", str(self.rng.randint(1, 12)))]
+        if self.rng.random() < 0.2:
+            data.append(("view", "heads"))
+        await self._send("lab", "POST", f"/units/{self.unit_slug}/lab/attention/", data=data)
+
     # -- the loop ---------------------------------------------------------------------------
 
     async def run(
@@ -191,11 +204,19 @@ class Learner:
                 await ACTIONS[name][1](self)
 
 
+# Words the lab's sentences are drawn from (4 to 16 of them, so most texts are new to the cache).
+LAB_WORDS = [
+    *("i", "you", "she", "we", "they", "drink", "eat", "read", "write", "watch", "buy", "make"),
+    *("bring", "tea", "water", "rice", "book", "letter", "film", "fruit", "bread", "the", "a"),
+    *("every", "morning", "by", "river", "bank", "money", "near", "quiet", "after", "rain"),
+]
+
 # name -> (weight, action). Reading is the most common thing a learner does, then answering.
 ACTIONS: dict[str, tuple[float, Callable[[Learner], Awaitable[None]]]] = {
     "read": (5.0, Learner.read),
     "answer": (3.5, Learner.answer),
     "double submit": (0.5, Learner.double_submit),
+    "lab": (1.0, Learner.lab),
 }
 
 

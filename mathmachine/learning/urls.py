@@ -9,6 +9,8 @@ urlpatterns = [
     path("pricing/", views.pricing, name="pricing"),
     path("units/<slug:unit_slug>/", views.unit_detail, name="unit"),
     path("units/<slug:unit_slug>/<int:number>/", views.section_detail, name="section"),
+    path("units/<slug:unit_slug>/lab/", views.lab_page, name="lab"),
+    path("units/<slug:unit_slug>/lab/attention/", views.lab_api, name="lab_api"),
     path("units/<slug:unit_slug>/checks/<slug:check_id>/", views.check_answer, name="check_answer"),
     path(
         "units/<slug:unit_slug>/checks/<slug:check_id>/show-me/",

@@ -6,17 +6,18 @@ from functools import partial
 from typing import Any, cast
 
 from django.contrib import messages
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.cache import patch_cache_control
+from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_POST
 
 from mathmachine.coursebook.grading import MAX_ANSWER_CHARS, grade
 from mathmachine.coursebook.model import CheckDef, CompiledSection, CompiledUnit
 from mathmachine.coursebook.variants import parse_seed
 
-from . import selectors, services
+from . import lab, selectors, services
 from .learners import learner_from_request, learner_offer_drop, learner_offer_set
 from .rendering import Attempt, check_html, section_html, toc_html
 
@@ -245,3 +246,79 @@ def pricing(request: HttpRequest) -> HttpResponse:
         user=request.user, unit_titles={u.number: u.title for u in units}
     )
     return _private(render(request, "learning/pricing.html", {"units": units, **offers}))
+
+
+def _lab_section(unit: CompiledUnit) -> CompiledSection:
+    """The section the attention lab belongs to, whose gate it shares (404 if the unit has none)."""
+    for section in unit.sections:
+        if section.slug == lab.LAB_SECTION_SLUG:
+            return section
+    raise Http404(f"Unit {unit.number} has no attention lab")
+
+
+LAB_LOCKED = (
+    "The attention lab is part of §{number}, a section of the paid unit: unlock the unit to run it."
+)
+
+
+# The lab changes nothing on the server (it computes and answers), so it needs no CSRF token:
+# the page's script may call it before any form on the page has set the CSRF cookie. The text
+# travels in the POST body, which no access log records.
+@csrf_exempt
+@require_POST
+def lab_api(request: HttpRequest, unit_slug: str) -> HttpResponse:
+    """The attention lab's JSON: one head's map, the 72 thumbnails, or one weight's neuron view
+    (mathmachine/learning/lab.py), for learners who may read the lab's section; else 403."""
+    unit = selectors.unit_get(unit_slug)
+    section = _lab_section(unit)
+    if not selectors.section_access(user=request.user, unit=unit, section=section):
+        return _private(
+            JsonResponse({"error": LAB_LOCKED.format(number=section.number)}, status=403)
+        )
+    try:
+        payload = lab.answer(request.POST)
+    except lab.LabInputError as exc:
+        return _private(JsonResponse({"error": str(exc), "field": exc.field}, status=400))
+    return _private(JsonResponse(payload))
+
+
+@require_GET
+def lab_page(request: HttpRequest, unit_slug: str) -> HttpResponse:
+    """The lab without JavaScript: a GET form, and one head's map as a table for the sentence,
+    layer and head it sent. Gated like its section (the locked page, 403, for others)."""
+    unit = selectors.unit_get(unit_slug)
+    section = _lab_section(unit)
+    toc = selectors.toc_with_access(user=request.user, unit=unit)
+    if not selectors.section_access(user=request.user, unit=unit, section=section):
+        locked = {
+            "unit": unit,
+            "section": section,
+            "toc": toc,
+            "toc_html": partial(toc_html, unit=unit, toc=toc, current=section),
+        }
+        return _private(render(request, "learning/locked.html", locked, status=403))
+    context: dict[str, Any] = {
+        "unit": unit,
+        "section": section,
+        "limits": {"tokens": lab.MAX_TOKENS, "characters": lab.MAX_CHARS},
+        "layers": range(1, 7),
+        "heads": range(1, 13),
+        "text": "",
+        "layer": 1,
+        "head": 1,
+        "error": "",
+        "result": None,
+    }
+    status = 200
+    if "text" in request.GET:
+        raw = request.GET.get("text", "")
+        context["text"] = lab.echo(raw)
+        try:
+            layer = lab.parse_choice(request.GET.get("layer", "1"), "layer", 6)
+            head = lab.parse_choice(request.GET.get("head", "1"), "head", 12)
+            context["layer"], context["head"] = layer, head
+            context["result"] = lab.head_table(lab.lab_run(raw), layer, head)
+        except lab.LabInputError as exc:
+            context["error"] = str(exc)
+            status = 400
+    return _private(render(request, "learning/lab.html", context, status=status))

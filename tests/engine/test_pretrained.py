@@ -124,3 +124,45 @@ def test_concurrent_runs_give_the_same_answer(model: MiniLM) -> None:
         t.join()
     for i, e in enumerate(alone):
         assert np.max(np.abs(together[i] - e)) < 1e-6
+
+
+def test_the_neuron_view_rebuilds_each_weight_from_q_and_k(model: MiniLM, ref: dict) -> None:
+    """softmax(q·k / sqrt(32)) over the row is the attention the forward pass computed, in every
+    layer, and matches PyTorch's weights for the reference sentence."""
+    run = model.run(str(ref["sentences"][int(ref["attention_sentence"])]))
+    n = len(run.tokens)
+    for layer in range(6):
+        for head in (0, 7, 11):
+            view = model.neuron_view(run, layer, head, query=n - 2, key=1)
+            assert view.q.shape == view.k.shape == view.products.shape == (32,)
+            assert view.sqrt_d == pytest.approx(np.sqrt(32))
+            assert view.score == pytest.approx(float(view.q @ view.k), abs=1e-9)
+            assert view.scaled == pytest.approx(view.row[1], abs=1e-9)
+            assert np.max(np.abs(view.weights - run.attention[layer, head, n - 2])) <= 1e-5
+            assert view.weight == pytest.approx(
+                float(run.attention[layer, head, n - 2, 1]), abs=1e-5
+            )
+    layers = ref["attention_layers"].tolist()
+    q, k = model.queries_keys(run, layers[0], 3)
+    scores = q @ k.T / np.sqrt(32)
+    rebuilt = np.exp(scores - scores.max(axis=1, keepdims=True))
+    rebuilt /= rebuilt.sum(axis=1, keepdims=True)
+    assert np.max(np.abs(rebuilt - ref["attention"][0, 3])) <= 1e-5
+
+
+@pytest.mark.parametrize(
+    ("where", "message"),
+    [
+        ({"layer": 6}, "layer must be 0..5"),
+        ({"head": -1}, "head must be 0..11"),
+        ({"query": 99}, "query must be a token position 0..4"),
+        ({"key": 5}, "key must be a token position 0..4"),
+    ],
+)
+def test_the_neuron_view_refuses_positions_out_of_range(
+    model: MiniLM, where: dict, message: str
+) -> None:
+    run = model.run("I drink tea")
+    args = {"layer": 0, "head": 0, "query": 0, "key": 0, **where}
+    with pytest.raises(ValueError, match=re.escape(message)):
+        model.neuron_view(run, **args)

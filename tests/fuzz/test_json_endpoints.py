@@ -4,7 +4,8 @@ Every operation in tests/fuzz/openapi.json is called with requests that hypothes
 it: path parameters from their examples or random text, bodies that follow the schema (with
 random values and extra keys) or are random JSON, sometimes not JSON at all. A signed operation
 (x-fuzz-sign) is signed with the test-mode webhook secret, so the handler behind the signature
-is fuzzed too. Whatever comes in, the answer is never 5xx and always JSON.
+is fuzzed too; one marked x-fuzz-buyer is called by a learner who bought the unit, so the handler
+behind the gate is. Whatever comes in, the answer is never 5xx and always JSON.
 """
 
 from __future__ import annotations
@@ -92,11 +93,27 @@ def _call(client: Client, path: str, op: dict[str, Any], request: dict[str, Any]
     return client.post(url, _form(request["body"]), headers=headers)
 
 
+def _buyer() -> Any:
+    """A signed-in learner who bought Unit 18 (x-fuzz-buyer)."""
+    from django.contrib.auth import get_user_model
+    from support import paid_order_create
+
+    from mathmachine.billing.models import Product
+
+    user = get_user_model().objects.create_user(
+        username="fuzz@example.com", email="fuzz@example.com"
+    )
+    paid_order_create(user, Product.objects.get(code="unit-18"))
+    return user
+
+
 @pytest.mark.django_db
 @pytest.mark.parametrize(("path", "method", "op"), OPERATIONS, ids=[p for p, _, _ in OPERATIONS])
 def test_no_server_error(path: str, method: str, op: dict[str, Any]) -> None:
     assert method == "post"
     client = Client(raise_request_exception=False)
+    if op.get("x-fuzz-buyer"):
+        client.force_login(_buyer())
 
     @settings(
         max_examples=100,

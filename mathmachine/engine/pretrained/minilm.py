@@ -38,6 +38,7 @@ from numpy.typing import NDArray
 from ..attention import fuse_qkv
 from ..block import encoder_stack_forward
 from ..layers import layer_norm
+from ..softmax import softmax
 
 __all__ = [
     "MAX_CHARS",
@@ -46,6 +47,7 @@ __all__ = [
     "MODEL_SHA256",
     "MiniLM",
     "MiniLMRun",
+    "NeuronView",
     "load_minilm",
     "model_dir",
 ]
@@ -96,6 +98,37 @@ class MiniLMRun:
         """[d] the sentence embedding: the mean of the last layer's token vectors, length 1."""
         mean = self.hidden[-1].astype(np.float64).mean(axis=0)
         return mean / np.linalg.norm(mean)
+
+
+@dataclass(frozen=True)
+class NeuronView:
+    """How one attention weight came about (BertViz's "neuron view"), for head ``head`` of layer
+    ``layer``, query token ``query`` and key token ``key``:
+
+        q = x_query W_q + b_q,  k = x_key W_k + b_k      (this head's d_k = 32 columns)
+        products = q * k (elementwise),  score = sum(products) = q·k
+        scaled = score / sqrt(d_k);  row = every key's scaled score for this query
+        weights = softmax(row),  weight = weights[key]   (= run.attention[layer, head, query, key])
+
+    x is the layer's input, run.hidden[layer]. Layers and heads count from 0 here.
+    """
+
+    layer: int
+    head: int
+    query: int
+    key: int
+    q: NDArray[np.float64]
+    k: NDArray[np.float64]
+    products: NDArray[np.float64]
+    score: float
+    sqrt_d: float
+    scaled: float
+    row: NDArray[np.float64]
+    weights: NDArray[np.float64]
+
+    @property
+    def weight(self) -> float:
+        return float(self.weights[self.key])
 
 
 class MiniLM:
@@ -239,6 +272,54 @@ class MiniLM:
             for_backward=False,  # inference: no per-layer caches to allocate and keep
         )
         return MiniLMRun(tokens=tokens, ids=ids, attention=cache["weights"], hidden=cache["hidden"])
+
+    def queries_keys(
+        self, run: MiniLMRun, layer: int, head: int
+    ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        """(Q [n, d_k], K [n, d_k]) of one head: the layer's input run.hidden[layer] times that
+        head's columns of W_q and W_k, plus their biases (float64, from the float32 weights)."""
+        self._check_layer_head(layer, head)
+        d_k = self.d_model // self.n_heads
+        cols = slice(head * d_k, (head + 1) * d_k)
+        p = self.layers[layer]
+        x = run.hidden[layer].astype(np.float64)
+        q = x @ p["W_q"][:, cols].astype(np.float64) + p["b_q"][cols]
+        k = x @ p["W_k"][:, cols].astype(np.float64) + p["b_k"][cols]
+        return q, k
+
+    def neuron_view(
+        self, run: MiniLMRun, layer: int, head: int, query: int, key: int
+    ) -> NeuronView:
+        """How ``run.attention[layer, head, query, key]`` came about (see :class:`NeuronView`);
+        ValueError for a layer, head or token position out of range."""
+        n = len(run.tokens)
+        for name, value in (("query", query), ("key", key)):
+            if not isinstance(value, (int, np.integer)) or not 0 <= value < n:
+                raise ValueError(f"{name} must be a token position 0..{n - 1}, got {value!r}")
+        Q, K = self.queries_keys(run, layer, head)
+        sqrt_d = float(np.sqrt(Q.shape[1]))
+        row = (K @ Q[query]) / sqrt_d
+        products = Q[query] * K[key]
+        score = float(products.sum())
+        return NeuronView(
+            layer=layer,
+            head=head,
+            query=int(query),
+            key=int(key),
+            q=Q[query],
+            k=K[key],
+            products=products,
+            score=score,
+            sqrt_d=sqrt_d,
+            scaled=score / sqrt_d,
+            row=row,
+            weights=np.asarray(softmax(row), dtype=np.float64),
+        )
+
+    def _check_layer_head(self, layer: int, head: int) -> None:
+        for name, value, top in (("layer", layer, self.n_layers), ("head", head, self.n_heads)):
+            if not isinstance(value, (int, np.integer)) or not 0 <= value < top:
+                raise ValueError(f"{name} must be 0..{top - 1} (counting from 0), got {value!r}")
 
     def embed(self, text: str) -> NDArray[np.float64]:
         """[384] sentence embedding (mean-pooled last layer, L2-normalised)."""
