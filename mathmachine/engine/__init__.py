@@ -37,6 +37,7 @@ from .block import (
     transformer_block_backward,
     transformer_block_forward,
 )
+from .heads import MultiHeadSteps, multi_head_cost, multi_head_steps
 from .layers import (
     cross_entropy,
     cross_entropy_backward,
@@ -97,6 +98,7 @@ __all__ = [
     "HardLookup",
     "Histogram",
     "LookBack",
+    "MultiHeadSteps",
     "SelfAttentionSteps",
     "SoftLookup",
     "additive_scores",
@@ -156,6 +158,8 @@ __all__ = [
     "multi_head_attention",
     "multi_head_attention_backward",
     "multi_head_attention_forward",
+    "multi_head_cost",
+    "multi_head_steps",
     "normal_cdf",
     "normal_stream",
     "padding_mask",
