@@ -94,7 +94,14 @@ def manage(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
     environ = {
         k: v
         for k, v in os.environ.items()
-        if k not in {"DJANGO_SECRET_KEY", "ALLOWED_HOSTS", "REDIS_URL", "PYTEST_XDIST_WORKER"}
+        if k
+        not in {
+            "DJANGO_SECRET_KEY",
+            "ALLOWED_HOSTS",
+            "REDIS_URL",
+            "SITE_URL",
+            "PYTEST_XDIST_WORKER",
+        }
     }
     environ.update(DJANGO_SETTINGS_MODULE="mathmachine.web.settings.production", **env)
     return subprocess.run(

@@ -1,11 +1,14 @@
-"""System checks: a Razorpay configuration that would take money without granting access."""
+"""System checks: a Razorpay configuration that would take money without granting access, and
+the address the emails link to."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from django.conf import settings
-from django.core.checks import CheckMessage, Error, register
+from django.core.checks import CheckMessage, Error, Warning, register
+
+from mathmachine.web.siteurl import site_url_problem
 
 
 @register()
@@ -29,3 +32,28 @@ def razorpay_configuration(app_configs: Any = None, **kwargs: Any) -> list[Check
             )
         )
     return errors
+
+
+@register()
+def site_url_format(app_configs: Any = None, **kwargs: Any) -> list[CheckMessage]:
+    value = settings.SITE_URL
+    problem = site_url_problem(value) if value else None
+    if problem is None:
+        return []
+    return [Error(f"SITE_URL is {value!r}: {problem}.", id="billing.E003")]
+
+
+@register(deploy=True)
+def site_url_set(app_configs: Any = None, **kwargs: Any) -> list[CheckMessage]:
+    if settings.SITE_URL:
+        return []
+    return [
+        Warning(
+            "SITE_URL is not set: the links in receipt and refund emails are built from the "
+            "address each request arrived on, and an email sent outside a request points at "
+            "the development address.",
+            hint="Set SITE_URL to the site's public address, e.g. https://mathmachine.in "
+            "(docs/deploy.md).",
+            id="billing.W001",
+        )
+    ]

@@ -23,6 +23,8 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.utils import timezone
 
+from mathmachine.web.siteurl import site_root
+
 from . import emails, selectors
 from .errors import AlreadyOwned, NotForSale, PaymentRejected, ProviderError, RefundRefused
 from .models import Entitlement, Order, Payment, Product, Refund
@@ -190,7 +192,8 @@ def payment_record_captured(
     order.save(update_fields=["state", "paid_at", "updated_at"])
     Entitlement.objects.create(user=order.user, product=order.product, order=order, granted_at=now)
     order_pk = order.pk
-    transaction.on_commit(lambda: emails.receipt_send(order_id=order_pk))
+    site = site_root()  # now, while the request that paid is answered: the links' address
+    transaction.on_commit(lambda: emails.receipt_send(order_id=order_pk, site=site))
     log.info("Order %s paid (%s via %s): access granted", order.receipt, payment_id, source)
     return PaymentOutcome(True, "paid: access granted")
 
@@ -403,7 +406,8 @@ def refund_complete(*, refund: Refund, amount_paise: int) -> str:
     refund.save(update_fields=["status", "processed_at", "error"])
     Entitlement.objects.filter(order=order, revoked_at__isnull=True).update(revoked_at=now)
     order_pk = order.pk
-    transaction.on_commit(lambda: emails.refund_send(order_id=order_pk))
+    site = site_root()
+    transaction.on_commit(lambda: emails.refund_send(order_id=order_pk, site=site))
     log.info("Order %s refunded: access revoked", order.receipt)
     return "refund processed: access revoked"
 

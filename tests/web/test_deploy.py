@@ -20,9 +20,33 @@ def test_check_deploy_passes_with_production_settings() -> None:
         DJANGO_SECRET_KEY=STRONG_KEY,
         ALLOWED_HOSTS="example.com",
         REDIS_URL="redis://127.0.0.1:6379/0",  # not contacted: the check reads the settings
+        SITE_URL="https://example.com",
     )
     assert result.returncode == 0, result.stdout + result.stderr
     assert "no issues" in result.stdout
+
+
+def test_check_deploy_warns_without_site_url() -> None:
+    """Issue 7: without SITE_URL, email links come from each request (or the development
+    address outside one): production is told to set it."""
+    result = _manage(
+        "check", "--deploy", "--fail-level", "WARNING",
+        DJANGO_SECRET_KEY=STRONG_KEY, ALLOWED_HOSTS="example.com",
+        REDIS_URL="redis://127.0.0.1:6379/0",
+    )  # fmt: skip
+    output = result.stdout + result.stderr
+    assert result.returncode != 0, output
+    assert "billing.W001" in output and "SITE_URL" in output
+
+
+def test_a_malformed_site_url_is_refused() -> None:
+    result = _manage(
+        "check", DJANGO_SECRET_KEY=STRONG_KEY, ALLOWED_HOSTS="example.com",
+        SITE_URL="mathmachine.in",
+    )  # fmt: skip
+    output = result.stdout + result.stderr
+    assert result.returncode != 0, output
+    assert "billing.E003" in output and "absolute address" in output
 
 
 def test_check_deploy_refuses_a_per_process_cache() -> None:

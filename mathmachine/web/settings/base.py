@@ -262,5 +262,7 @@ BILLING_TESTMODE_ALLOWED = True
 # Test-mode signing secrets; empty means "derived from SECRET_KEY" (billing/providers/testmode.py).
 BILLING_TESTMODE_KEY_SECRET = os.environ.get("BILLING_TESTMODE_KEY_SECRET", "")
 BILLING_TESTMODE_WEBHOOK_SECRET = os.environ.get("BILLING_TESTMODE_WEBHOOK_SECRET", "")
-# The site's public address, for links in emails (receipts), e.g. https://mathmachine.in
-SITE_URL = os.environ.get("SITE_URL", "http://127.0.0.1:8000")
+# The site's public address, for links in emails (receipts, refunds), e.g. https://mathmachine.in.
+# Unset (development), links are built from the request (mathmachine/web/siteurl.py);
+# production should set it (check --deploy warns: billing.W001).
+SITE_URL = os.environ.get("SITE_URL", "")
