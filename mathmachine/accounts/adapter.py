@@ -46,6 +46,12 @@ DELAY_NOTICE_FOR = (
 )
 
 
+def user_display(user: Any) -> str:
+    """How allauth names a learner ("Signed in as …"): their email address, the one name they
+    chose; never the username made up from it."""
+    return str(getattr(user, "email", "") or "your account")
+
+
 class AccountAdapter(DefaultAccountAdapter):
     error_messages: ClassVar[dict[str, Any]] = {
         **DefaultAccountAdapter.error_messages,

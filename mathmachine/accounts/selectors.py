@@ -10,15 +10,15 @@ from mathmachine.billing.selectors import entitled_unit_numbers
 from mathmachine.coursebook.model import CompiledUnit
 from mathmachine.learning import selectors as learning
 from mathmachine.learning.learners import Learner
-from mathmachine.learning.models import SectionVisit
 
 
 @dataclass(frozen=True)
 class UnitCard:
     """One unit on the dashboard.
 
-    continue_section: the section the "continue" link opens: where the learner stopped if they
-      may still read it, else the latest section they reached and may read, else section 1.
+    continue_section: the section the "continue" link opens, as the unit page's
+      (learning.selectors.continue_section: the first written section open to the learner with
+      something unanswered).
     """
 
     unit: CompiledUnit
@@ -29,6 +29,7 @@ class UnitCard:
     continue_section: int
     started: bool
     problems: tuple[learning.ProblemMastery, ...] = ()
+    standing: learning.LearnerUnit | None = None
 
     @property
     def problems_solved(self) -> int:
@@ -50,33 +51,19 @@ def learning_overview(*, user: AbstractBaseUser) -> list[UnitCard]:
     entitled = entitled_unit_numbers(user=user)
     cards = []
     for unit in learning.units_list():
-        progress = learning.unit_progress(learner=learner, unit=unit)
-        open_numbers = [
-            s.number
-            for s in unit.sections
-            if learning.section_access(user=user, unit=unit, section=s)
-        ]
-        reached_latest_first = SectionVisit.objects.filter(
-            user_id=user.pk, unit_slug=unit.slug
-        ).order_by("-last_visited_at", "-section_number")
-        continue_section = next(
-            (
-                n
-                for n in reached_latest_first.values_list("section_number", flat=True)
-                if n in open_numbers
-            ),
-            open_numbers[0] if open_numbers else unit.sections[0].number,
-        )
+        standing = learning.learner_unit(user=user, learner=learner, unit=unit)
+        written_open = [n for n in standing.contents.written if n in standing.open_numbers]
         cards.append(
             UnitCard(
                 unit=unit,
-                progress=progress,
+                progress=standing.progress,
                 entitled=unit.number in entitled,
-                sections_open=len(open_numbers),
-                sections_total=len(unit.sections),
-                continue_section=continue_section,
-                started=bool(progress.checks_answered or progress.sections_reached),
+                sections_open=len(written_open),
+                sections_total=len(standing.contents.written),
+                continue_section=standing.continue_at,
+                started=standing.progress.started,
                 problems=tuple(learning.problem_mastery(learner=learner, unit=unit)),
+                standing=standing,
             )
         )
     return cards

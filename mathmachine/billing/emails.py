@@ -2,8 +2,8 @@
 
 Sent through Django's email backend (console locally, locmem in tests, SMTP in production),
 after the transaction that changed the order has committed. Their links go to the site the
-learner used (``mathmachine.web.siteurl``: SITE_URL, else the request being answered). A failure to send is logged and
-never undoes the payment or the refund.
+learner used (``mathmachine.web.siteurl``: SITE_URL, else the request being answered). A
+failure to send is logged and never undoes the payment or the refund.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from django.utils import timezone
 from mathmachine.web.siteurl import absolute_url, site_root
 
 from .models import Order
+from .selectors import order_opens
 
 log = logging.getLogger(__name__)
 
@@ -36,6 +37,7 @@ def _send(*, order: Order, template: str, site: str | None) -> bool:
         "receipt_url": absolute_url(reverse("billing:receipt", args=[order.public_id]), root=site),
         "orders_url": absolute_url(reverse("billing:orders"), root=site),
         "refund_deadline": refund_deadline(order),
+        "opens": order_opens(order=order),
     }
     subject = render_to_string(f"billing/email/{template}_subject.txt", context).strip()
     body = render_to_string(f"billing/email/{template}.txt", context)

@@ -17,6 +17,8 @@ from django.db.models.functions import TruncDate
 from django.http import Http404
 from django.utils import timezone
 
+from mathmachine.coursebook.model import CompiledUnit
+
 from .models import PAID_UNITS_PROMISED, Entitlement, Order, Product, Refund, format_paise
 
 User: TypeAlias = AbstractBaseUser | AnonymousUser
@@ -93,6 +95,29 @@ def purchase_blocker(*, user: User, product: Product) -> str | None:
     return None
 
 
+def paid_units_published(*, unit_titles: dict[int, str]) -> list[int]:
+    """The paid units that exist today: those with a unit product among ``unit_titles`` (the
+    published units, number → title, from the coursebook), in order."""
+    return sorted(n for n in paid_unit_numbers() if n in unit_titles)
+
+
+@dataclass(frozen=True)
+class BundleUnits:
+    """What the bundle covers today: the paid units published (number, title), and how many of
+    the promised ones are still to come."""
+
+    published: tuple[tuple[int, str], ...]
+    to_come: int
+
+
+def bundle_units(*, unit_titles: dict[int, str]) -> BundleUnits:
+    published = paid_units_published(unit_titles=unit_titles)
+    return BundleUnits(
+        tuple((n, unit_titles[n]) for n in published),
+        max(PAID_UNITS_PROMISED - len(published), 0),
+    )
+
+
 @dataclass(frozen=True)
 class Offer:
     product: Product
@@ -110,7 +135,7 @@ def pricing_offers(*, user: User, unit_titles: dict[int, str]) -> dict[str, obje
     units = [p for p in products if p.kind == Product.Kind.UNIT]
     bundle = next((p for p in products if p.kind == Product.Kind.BUNDLE), None)
     owned_units = entitled_unit_numbers(user=user)
-    published = sorted(n for n in paid_unit_numbers() if n in unit_titles)
+    covered = bundle_units(unit_titles=unit_titles)
     return {
         "unit_offers": [
             Offer(
@@ -121,14 +146,38 @@ def pricing_offers(*, user: User, unit_titles: dict[int, str]) -> dict[str, obje
         "bundle_offer": Offer(bundle, purchase_blocker(user=user, product=bundle), "")
         if bundle
         else None,
-        "paid_units_published": published,
-        "paid_units_to_come": max(PAID_UNITS_PROMISED - len(published), 0),
+        "bundle": covered,
+        "paid_units_published": [n for n, _ in covered.published],
+        "paid_units_to_come": covered.to_come,
         "owned_units": sorted(owned_units),
         "owns_a_unit_not_bundle": bool(owned_units) and not _owns_bundle(user)
         if getattr(user, "is_authenticated", False)
         else False,
         "paid_units_promised": PAID_UNITS_PROMISED,
     }
+
+
+@dataclass(frozen=True)
+class OrderOpens:
+    """What an order opens, as the unit is compiled today (the receipt page and email say it):
+    each published unit it covers (its ``contents`` say what is written), and for the
+    bundle which paid units exist and how many are still to come."""
+
+    units: tuple[CompiledUnit, ...]
+    bundle: BundleUnits | None
+
+
+def order_opens(*, order: Order) -> OrderOpens:
+    from mathmachine.learning.selectors import units_list  # the published units, compiled
+
+    published = {u.number: u for u in units_list()}
+    if order.product.kind == Product.Kind.BUNDLE:
+        covered = bundle_units(unit_titles={n: u.title for n, u in published.items()})
+        numbers = [n for n, _ in covered.published]
+    else:
+        covered = None
+        numbers = [n for n in [order.product.unit_number] if n in published]
+    return OrderOpens(tuple(published[n] for n in numbers if n), covered)
 
 
 # A learner's orders --------------------------------------------------------------------------

@@ -159,7 +159,8 @@ def callback(request: HttpRequest, public_id: str) -> HttpResponse:
         )
     order.refresh_from_db()
     if order.state in Order.HOLDING:
-        messages.success(request, f"Payment received. {order.product.name} is yours.")
+        verb = "are" if order.product.kind == Product.Kind.BUNDLE else "is"  # "All seven … are"
+        messages.success(request, f"Payment received. {order.product.name} {verb} yours.")
     return redirect("billing:receipt", public_id=order.public_id)
 
 
@@ -195,6 +196,7 @@ def receipt(request: HttpRequest, public_id: str) -> HttpResponse:
                 "refunds": order.refunds.all(),
                 "refundable": _refundable(order),
                 "deadline": services.refund_deadline(order),
+                "opens": selectors.order_opens(order=order),
             },
         )
     )

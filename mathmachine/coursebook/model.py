@@ -112,7 +112,9 @@ class WidgetUse:
 class CompiledSection:
     """One section. `html` is the body fragment: the section title is NOT in it (the page
     renders `title` as its <h1>); headings inside start at <h2>. Unwritten sections have
-    written=False and empty html.
+    written=False and empty html. published_widgets / published_checks / planned_problems are
+    the plan of the finished section (unit.toml); what it holds today is widgets / checks /
+    problems (see UnitContents).
 
     scripts / styles: the static files the page must load (ES modules) and link (stylesheets),
     each once, in first-use order: what the section's widgets and directives declared, nothing
@@ -133,11 +135,71 @@ class CompiledSection:
     scripts: tuple[str, ...] = ()
     styles: tuple[str, ...] = ()
     problems: tuple[CheckDef, ...] = ()  # the practice problems (checks holds the predictions)
+    planned_problems: int = 0  # the problems it will hold when finished (unit.toml `problems`)
 
     @property
     def gradables(self) -> tuple[CheckDef, ...]:
         """Every check and problem of the section, in page order."""
         return self.checks + self.problems
+
+
+def number_ranges(numbers: tuple[int, ...]) -> str:
+    """Section numbers as a reader says them: (1, 2, 3, 4, 15) -> "1–4 and 15" (the dash held
+    to its numbers by word joiners)."""
+    runs: list[list[int]] = []
+    for n in sorted(numbers):
+        if runs and n == runs[-1][-1] + 1:
+            runs[-1].append(n)
+        else:
+            runs.append([n])
+    # A word joiner on each side of the dash: "5–14" never wraps after "5–" on a phone.
+    parts = [f"{r[0]}\u2060–\u2060{r[-1]}" if len(r) > 2 else ", ".join(map(str, r)) for r in runs]
+    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+
+
+@dataclass(frozen=True)
+class UnitContents:
+    """What a unit holds as compiled (what a buyer gets today), beside the plan of the finished
+    unit (unit.toml's published counts). Every promise of the offer, the receipts and progress
+    is read from here, so a section that lands changes them all.
+
+    written / unwritten / partial: section numbers (written, still being written, and written
+    but holding fewer problems than planned: the arena). widgets, checks, problems: in the
+    written sections. planned_*: the finished unit's.
+    """
+
+    sections: int
+    written: tuple[int, ...]
+    unwritten: tuple[int, ...]
+    free: tuple[int, ...]
+    partial: tuple[int, ...]
+    widgets: int
+    checks: int
+    problems: int
+    planned_widgets: int
+    planned_checks: int
+    planned_problems: int
+
+    @property
+    def complete(self) -> bool:
+        return not self.unwritten and not self.partial
+
+    @property
+    def paid_written(self) -> tuple[int, ...]:
+        """Written sections a purchase opens (the free ones are open to all)."""
+        return tuple(n for n in self.written if n not in self.free)
+
+    @property
+    def written_ranges(self) -> str:
+        return number_ranges(self.written)
+
+    @property
+    def paid_written_ranges(self) -> str:
+        return number_ranges(self.paid_written) if self.paid_written else ""
+
+    @property
+    def unwritten_ranges(self) -> str:
+        return number_ranges(self.unwritten) if self.unwritten else ""
 
 
 @dataclass(frozen=True)
@@ -167,6 +229,24 @@ class CompiledUnit:
     def problems_per_section(self) -> dict[int, int]:
         """Section number -> how many practice problems it has (as compiled)."""
         return {s.number: len(s.problems) for s in self.sections}
+
+    @property
+    def contents(self) -> UnitContents:
+        """What is written today and what the finished unit plans (UnitContents)."""
+        written = [s for s in self.sections if s.written]
+        return UnitContents(
+            sections=len(self.sections),
+            written=tuple(s.number for s in written),
+            unwritten=tuple(s.number for s in self.sections if not s.written),
+            free=tuple(s.number for s in self.sections if s.free),
+            partial=tuple(s.number for s in written if len(s.problems) < s.planned_problems),
+            widgets=sum(len(s.widgets) for s in written),
+            checks=sum(len(s.checks) for s in written),
+            problems=sum(self.problems_per_section.values()),
+            planned_widgets=sum(s.published_widgets for s in self.sections),
+            planned_checks=sum(s.published_checks for s in self.sections),
+            planned_problems=sum(max(s.planned_problems, len(s.problems)) for s in self.sections),
+        )
 
     def check(self, check_id: str) -> CheckDef:
         for s in self.sections:

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
+from typing import cast
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
@@ -12,7 +13,7 @@ from django.http import Http404
 
 from mathmachine import coursebook
 from mathmachine.coursebook import variants
-from mathmachine.coursebook.model import CheckDef, CompiledSection, CompiledUnit
+from mathmachine.coursebook.model import CheckDef, CompiledSection, CompiledUnit, UnitContents
 
 from .learners import Learner
 from .models import CheckAnswer, SectionVisit
@@ -30,6 +31,11 @@ def unit_get(slug: str) -> CompiledUnit:
 
 def units_list() -> list[CompiledUnit]:
     return [unit_get(info.slug) for info in coursebook.catalog(root=settings.CONTENT_DIR)]
+
+
+def unit_by_number(number: int | None) -> CompiledUnit | None:
+    """The published unit numbered ``number`` (None: no such unit is published)."""
+    return next((u for u in units_list() if u.number == number), None)
 
 
 def section_get(unit: CompiledUnit, number: int) -> CompiledSection:
@@ -122,38 +128,106 @@ def answers_for(*, learner: Learner, unit_slug: str) -> dict[str, CheckAnswer]:
 
 @dataclass(frozen=True)
 class UnitProgress:
+    """A learner's progress in a unit, counted against what is written (the compiled checks),
+    never against the finished unit's plan.
+
+    answered: ids of the checks and problems answered at least once. reached_latest_first: the
+    sections reached, the latest visit first."""
+
     checks_total: int
     checks_answered: int
     checks_correct: int
     sections_reached: frozenset[int]
-    resume_section: int | None
+    answered: frozenset[str] = frozenset()
+    reached_latest_first: tuple[int, ...] = ()
+
+    @property
+    def started(self) -> bool:
+        return bool(self.answered or self.sections_reached)
 
 
 def unit_progress(*, learner: Learner, unit: CompiledUnit) -> UnitProgress:
     answers = answers_for(learner=learner, unit_slug=unit.slug)
     visits = (
-        list(SectionVisit.objects.filter(unit_slug=unit.slug, **learner.owner()))
+        SectionVisit.objects.filter(unit_slug=unit.slug, **learner.owner())
+        .order_by("-last_visited_at", "-section_number")
+        .values_list("section_number", flat=True)
         if learner.known
         else []
     )
-    latest = max(visits, key=lambda v: v.last_visited_at, default=None)
+    reached = tuple(visits)
     checks = {c.id for s in unit.sections for c in s.checks}  # the predictions, not problems
     return UnitProgress(
-        checks_total=sum(s.published_checks for s in unit.sections),
+        checks_total=len(checks),
         checks_answered=sum(1 for i, a in answers.items() if i in checks and a.attempts),
         checks_correct=sum(1 for i, a in answers.items() if i in checks and a.correct),
-        sections_reached=frozenset(v.section_number for v in visits),
-        resume_section=latest.section_number if latest else None,
+        sections_reached=frozenset(reached),
+        answered=frozenset(i for i, a in answers.items() if a.attempts),
+        reached_latest_first=reached,
     )
 
 
-def unit_totals(unit: CompiledUnit) -> dict[str, int]:
-    """The published counts of the whole unit (widgets, checks, sections)."""
-    return {
-        "widgets": sum(s.published_widgets for s in unit.sections),
-        "checks": sum(s.published_checks for s in unit.sections),
-        "sections": len(unit.sections),
-    }
+def continue_section(
+    *, unit: CompiledUnit, progress: UnitProgress, open_numbers: Collection[int]
+) -> int:
+    """Where "Continue" (or "Start") takes this learner; the unit page, the home page and "Your
+    learning" all ask this one function.
+
+    The first written section open to them with a check or problem not yet answered; when every
+    one is answered, the written open section they reached last; else the first written open
+    section. Never a section still being written, even one they visited.
+    """
+    readable = [s for s in unit.sections if s.written and s.number in open_numbers]
+    if not readable:
+        return unit.sections[0].number
+    for section in readable:
+        if any(c.id not in progress.answered for c in section.gradables):
+            return section.number
+    numbers = {s.number for s in readable}
+    return next((n for n in progress.reached_latest_first if n in numbers), readable[0].number)
+
+
+@dataclass(frozen=True)
+class LearnerUnit:
+    """One unit as this learner stands in it, for the home page, the unit page and "Your
+    learning" alike: what is written (contents), their progress, whether its paid sections are
+    open to them (owned), which sections they may open, and where "Continue" goes."""
+
+    unit: CompiledUnit
+    contents: UnitContents
+    progress: UnitProgress
+    owned: bool
+    open_numbers: frozenset[int]
+    continue_at: int
+
+    @property
+    def written_reached(self) -> int:
+        """Written sections this learner has reached (a visit to a placeholder is not one)."""
+        return len(self.progress.sections_reached & set(self.contents.written))
+
+
+def learner_unit(
+    *,
+    user: AbstractBaseUser | AnonymousUser,
+    learner: Learner,
+    unit: CompiledUnit,
+    toc: list[dict[str, object]] | None = None,
+) -> LearnerUnit:
+    """Where ``learner`` (signed in as ``user``, or not) stands in ``unit``. ``toc``: the
+    page's toc_with_access, when it has one (entitlement is then not asked again)."""
+    toc = toc if toc is not None else toc_with_access(user=user, unit=unit)
+    open_numbers = frozenset(
+        cast(CompiledSection, item["section"]).number for item in toc if item["open"]
+    )
+    progress = unit_progress(learner=learner, unit=unit)
+    return LearnerUnit(
+        unit=unit,
+        contents=unit.contents,
+        progress=progress,
+        owned=any(not s.free and s.number in open_numbers for s in unit.sections),
+        open_numbers=open_numbers,
+        continue_at=continue_section(unit=unit, progress=progress, open_numbers=open_numbers),
+    )
 
 
 # Mastery of a practice problem. The rule is said on the arena's page (15-practice.md) and on

@@ -31,8 +31,13 @@ def _private(response: HttpResponse) -> HttpResponse:
 
 @require_GET
 def home(request: HttpRequest) -> HttpResponse:
-    units = [{"unit": u, "totals": selectors.unit_totals(u)} for u in selectors.units_list()]
-    return render(request, "learning/home.html", {"units": units})
+    """The published units, each with what is written, and "Continue" for a returning learner."""
+    learner = learner_from_request(request)
+    units = [
+        selectors.learner_unit(user=request.user, learner=learner, unit=u)
+        for u in selectors.units_list()
+    ]
+    return _private(render(request, "learning/home.html", {"units": units}))
 
 
 @require_GET
@@ -40,12 +45,12 @@ def unit_detail(request: HttpRequest, unit_slug: str) -> HttpResponse:
     unit = selectors.unit_get(unit_slug)
     learner = learner_from_request(request)
     toc = selectors.toc_with_access(user=request.user, unit=unit)
-    progress = selectors.unit_progress(learner=learner, unit=unit)
     context = {
         "unit": unit,
         "toc": toc,
         "toc_html": partial(toc_html, unit=unit, toc=toc, current=None),
-        "progress": progress,
+        "standing": selectors.learner_unit(user=request.user, learner=learner, unit=unit, toc=toc),
+        "contents": unit.contents,
     }
     return _private(render(request, "learning/unit.html", context))
 
@@ -103,7 +108,7 @@ def section_detail(request: HttpRequest, unit_slug: str, number: int) -> HttpRes
                 # Exactly what the section's widgets and directives declared (CompiledSection).
                 "scripts": section.scripts,
                 "styles": section.styles,
-                "unit_totals": selectors.unit_totals(unit),
+                "contents": unit.contents,
                 "previous": previous,
                 "next": following,
                 "is_preview_end": is_preview_end,
@@ -240,12 +245,25 @@ def check_reveal(request: HttpRequest, unit_slug: str, check_id: str) -> HttpRes
 def pricing(request: HttpRequest) -> HttpResponse:
     """The offer, from billing's products (prices in the database) and what this learner owns."""
     from mathmachine.billing import selectors as billing  # the one billing read in this module
+    from mathmachine.billing.selectors import Offer
 
     units = selectors.units_list()
     offers = billing.pricing_offers(
         user=request.user, unit_titles={u.number: u.title for u in units}
     )
-    return _private(render(request, "learning/pricing.html", {"units": units, **offers}))
+    # What each unit holds today, beside its offer: said before anyone pays.
+    contents = {u.number: u.contents for u in units}
+    unit_offers = [
+        {"offer": o, "contents": contents.get(o.product.unit_number or 0)}
+        for o in cast("list[Offer]", offers.pop("unit_offers"))
+    ]
+    return _private(
+        render(
+            request,
+            "learning/pricing.html",
+            {"units": units, "unit_offers": unit_offers, **offers},
+        )
+    )
 
 
 def _lab_section(unit: CompiledUnit) -> CompiledSection:

@@ -71,6 +71,22 @@ def test_sign_in_with_email_and_password(signup) -> None:
     assert _signed_in(client)
 
 
+def test_signed_in_message_names_the_email_never_a_made_up_username(signup) -> None:
+    """Issue 7: "Successfully signed in as asha.learner" named a username the learner never
+    chose (allauth makes one from the address)."""
+    user = signup(Client(), "asha.learner@example.com")
+    assert user.username and user.username != user.email  # allauth's own, never shown
+    client = Client()
+    response = client.post(
+        "/accounts/login/",
+        {"login": "asha.learner@example.com", "password": PASSWORD},
+        follow=True,
+    )
+    page = response.content.decode()
+    assert "signed in as asha.learner@example.com." in page
+    assert f"as {user.username}." not in page
+
+
 def test_wrong_password_says_so_and_does_not_sign_in(signup) -> None:
     signup(Client(), "asha@example.com")
     client = Client()

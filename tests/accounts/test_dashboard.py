@@ -13,6 +13,7 @@ from django.utils import timezone
 from mathmachine.billing import services as billing
 from mathmachine.billing.models import Order, Product
 from mathmachine.learning.models import CheckAnswer, SectionVisit
+from mathmachine.learning.selectors import units_list
 
 pytestmark = pytest.mark.django_db
 
@@ -85,17 +86,26 @@ def test_progress_and_continue_where_the_learner_stopped(user, client: Client) -
     _visit(user, 3, minutes_ago=5)  # reached while entitled
     order = _entitle(user)
 
+    unit = units_list()[0]
+    written = [s for s in unit.sections if s.written]
+    checks = sum(len(s.checks) for s in written)  # the checks that exist, not the plan (31)
     page = client.get("/your-learning/").content.decode()
-    assert "Checks answered: 2 of 31 (1 right)" in page
-    assert "Sections reached: 2 of 15" in page
+    assert f"Checks answered: 2 of {checks} written so far (1 right)" in page
+    assert f"Sections reached: 2 of {len(written)} written so far (the unit plans 15)" in page
     assert "unlocked" in page
-    assert _continue_link(page) == "3"
+    # §1 is fully answered, §3 was seen last: continue at the first written section with a
+    # check unanswered (the unit page says the same).
+    assert _continue_link(page) == str(written[1].number)
+    unit_page = client.get(f"/units/{SLUG}/").content.decode()
+    assert _continue_link(unit_page) == str(written[1].number)
+    assert "Unlock Unit 18" not in unit_page and "₹299" not in unit_page  # owned: no offer
 
     billing.refund_request(order=order, requested_by=user)  # refunded: access revoked
     page = client.get("/your-learning/").content.decode()
-    assert "Checks answered: 2 of 31 (1 right)" in page  # progress kept
-    assert "(1 open to you)" in page
+    assert f"Checks answered: 2 of {checks} written so far (1 right)" in page  # progress kept
+    assert "; 1 open to you" in page
     assert _continue_link(page) == "1"  # §3 is locked again: continue where they may read
+    assert "Unlock Unit 18" in client.get(f"/units/{SLUG}/").content.decode()
 
 
 def test_only_the_learners_own_progress_counts(user, client: Client) -> None:

@@ -16,7 +16,8 @@ def test_offer_follows_a_price_changed_in_the_admin(client):
     Product.objects.filter(kind=Product.Kind.UNIT, unit_number=18).update(price_paise=34900)
     for url in ("/units/attention-and-transformers/", "/units/attention-and-transformers/2/"):
         html = client.get(url).content.decode()
-        assert "Unlock this unit for ₹349, or all seven paid units for ₹999" in html
+        assert "Unlock this unit for ₹349 — one-time payment" in html
+        assert "Or all seven paid units for ₹999:" in html
         assert "₹299" not in html
 
 

@@ -63,8 +63,40 @@ def test_section_access_free_for_all_paid_for_nobody_without_entitlement(
         ] == [True] + [False] * 14
 
 
-def test_unit_totals_are_the_published_counts(unit18: CompiledUnit) -> None:
-    assert selectors.unit_totals(unit18) == {"widgets": 18, "checks": 31, "sections": 15}
+def test_unit_contents_count_what_is_compiled_beside_the_plan(unit18: CompiledUnit) -> None:
+    """Issue 7: the offer says what is written. Counted here from the sections themselves (other
+    sections land while this test stands: nothing about today's numbers is typed in)."""
+    contents = unit18.contents
+    written = [s for s in unit18.sections if s.written]
+    assert contents.written == tuple(s.number for s in written)
+    assert contents.unwritten == tuple(s.number for s in unit18.sections if not s.written)
+    assert contents.widgets == sum(len(s.widgets) for s in written)
+    assert contents.checks == sum(len(s.checks) for s in written)
+    assert contents.problems == sum(unit18.problems_per_section.values())
+    # The plan of the finished unit (unit.toml, SPEC): shown only as the plan.
+    assert (contents.planned_widgets, contents.planned_checks, contents.planned_problems) == (
+        18,
+        31,
+        16,
+    )
+    assert contents.sections == 15 and contents.free == (1,)
+    assert contents.complete == (not contents.unwritten and contents.problems == 16)
+    assert 1 in contents.written and 1 not in contents.paid_written
+
+
+def test_number_ranges() -> None:
+    from mathmachine.coursebook.model import number_ranges
+
+    def said(numbers: tuple[int, ...]) -> str:
+        joined = number_ranges(numbers)
+        assert joined.count("\u2060") == 2 * joined.count("–")  # "5–14" never wraps
+        return joined.replace("\u2060", "")
+
+    assert said((1, 2, 3, 4, 15)) == "1–4 and 15"
+    assert said((5, 6, 7, 8, 9, 10, 11, 12, 13, 14)) == "5–14"
+    assert said((2,)) == "2"
+    assert said((2, 3)) == "2, 3"
+    assert said((2, 3, 7, 9, 10, 11)) == "2, 3, 7 and 9–11"
 
 
 @pytest.mark.django_db
@@ -73,7 +105,9 @@ def test_answers_for_and_progress(unit18: CompiledUnit, check1: CheckDef, check2
     someone = Learner(user_id=None, anon_token=uuid.uuid4())
     nobody = Learner(user_id=None, anon_token=None)
     empty = selectors.unit_progress(learner=me, unit=unit18)
-    assert (empty.checks_total, empty.checks_answered, empty.resume_section) == (31, 0, None)
+    written_checks = sum(len(s.checks) for s in unit18.sections if s.written)
+    assert written_checks < 31  # the unit is being written: the plan is not the count
+    assert (empty.checks_total, empty.checks_answered, empty.started) == (written_checks, 0, False)
 
     with time_machine.travel(datetime(2026, 3, 1, 9, 0, tzinfo=UTC), tick=False) as clock:
         section_visit_record(learner=me, unit_slug=UNIT, section_number=2)
@@ -92,8 +126,39 @@ def test_answers_for_and_progress(unit18: CompiledUnit, check1: CheckDef, check2
     progress = selectors.unit_progress(learner=me, unit=unit18)
     assert (progress.checks_answered, progress.checks_correct) == (2, 1)
     assert progress.sections_reached == frozenset({1, 2})
-    assert progress.resume_section == 1  # the latest visit
+    assert progress.reached_latest_first == (1, 2)  # the latest visit first
+    assert progress.answered == {C1, C2} and progress.started
     assert selectors.unit_progress(learner=nobody, unit=unit18).checks_answered == 0
+
+
+def _progress(
+    answered: frozenset[str] | set[str] = frozenset(), reached: tuple[int, ...] = ()
+) -> selectors.UnitProgress:
+    return selectors.UnitProgress(0, 0, 0, frozenset(reached), frozenset(answered), reached)
+
+
+def test_continue_goes_to_the_first_written_section_with_something_unanswered(
+    unit18: CompiledUnit,
+) -> None:
+    """Issue 7: never to a section still being written, even the one visited last."""
+    written = [s for s in unit18.sections if s.written]
+    unwritten = [s.number for s in unit18.sections if not s.written]
+    everything = {s.number for s in unit18.sections}
+    assert unwritten, "this test needs a section still being written"
+    go = selectors.continue_section
+    # Nothing answered: section 1, whoever they are.
+    assert go(unit=unit18, progress=_progress(), open_numbers=everything) == 1
+    assert go(unit=unit18, progress=_progress(), open_numbers={1}) == 1
+    # §1 answered, last seen in an unwritten section: the next written one with checks.
+    done_1 = {c.id for c in written[0].gradables}
+    visited = _progress(done_1, reached=(unwritten[0], 1))
+    assert go(unit=unit18, progress=visited, open_numbers=everything) == written[1].number
+    # Without the unit (only §1 open), everything open is answered: §1, where they were.
+    assert go(unit=unit18, progress=visited, open_numbers={1}) == 1
+    # Everything written answered: the written section reached last (never the unwritten one).
+    done_all = {c.id for s in written for c in s.gradables}
+    last = _progress(done_all, reached=(unwritten[0], written[1].number, 1))
+    assert go(unit=unit18, progress=last, open_numbers=everything) == written[1].number
 
 
 # learner_from_request -------------------------------------------------------------------------

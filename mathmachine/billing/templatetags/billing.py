@@ -1,5 +1,6 @@
 """``{% load billing %}``: ``{% billing_orders_summary %}`` (the learner's purchases, for a
-dashboard) and ``{% unit_offer_prices unit.number as prices %}`` (the unlock offer's prices)."""
+dashboard), ``{% unit_offer_prices unit.number as prices %}`` (the unlock offer's prices) and
+``{% bundle_units as bundle %}`` (the paid units the bundle covers today, and those to come)."""
 
 from __future__ import annotations
 
@@ -26,3 +27,10 @@ def billing_orders_summary(context: dict[str, Any], limit: int = 5) -> dict[str,
 @register.simple_tag
 def unit_offer_prices(unit_number: int) -> dict[str, str]:
     return selectors.unit_offer_prices(unit_number=unit_number)
+
+
+@register.simple_tag
+def bundle_units() -> selectors.BundleUnits:
+    from mathmachine.learning.selectors import units_list  # the published units, compiled
+
+    return selectors.bundle_units(unit_titles={u.number: u.title for u in units_list()})

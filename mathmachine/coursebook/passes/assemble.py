@@ -113,6 +113,7 @@ def _compile_section(
             summary_html="",
             published_widgets=entry.widgets,
             published_checks=entry.checks,
+            planned_problems=entry.problems or 0,
         )
     text = path.read_text(encoding="utf-8-sig")
     result = compile_markdown(text, path=path, unit=unit, number=entry.number, title=entry.title)
@@ -133,6 +134,15 @@ def _compile_section(
                         f"but {entry.file} has {found}",
                     )
                 )
+        if entry.problems is not None and len(ctx.problems) > entry.problems:
+            errors.append(
+                StructureError(
+                    toml,
+                    entry.line,
+                    f"section {entry.number} plans problems = {entry.problems}, "
+                    f"but {entry.file} has {len(ctx.problems)}",
+                )
+            )
     return CompiledSection(
         number=entry.number,
         slug=entry.slug,
@@ -149,6 +159,7 @@ def _compile_section(
         scripts=tuple(ctx.scripts),
         styles=tuple(ctx.styles),
         problems=tuple(ctx.problems),
+        planned_problems=len(ctx.problems) if entry.problems is None else entry.problems,
     )
 
 

@@ -41,13 +41,18 @@ SECTION_KEYS: dict[str, type] = {
     "free": bool,
     "widgets": int,
     "checks": int,
+    "problems": int,
 }
 SECTION_REQUIRED = ("number", "slug", "title")
 
 
 @dataclass(frozen=True)
 class SectionEntry:
-    """One [[sections]] entry. file == "" means the section is not written yet."""
+    """One [[sections]] entry. file == "" means the section is not written yet.
+
+    widgets, checks: what the section publishes (a written section has exactly these).
+    problems: the practice problems it plans, when it says (the arena is written a few problems
+    at a time: it may hold fewer, never more); None when unit.toml does not say."""
 
     number: int
     slug: str
@@ -57,6 +62,7 @@ class SectionEntry:
     widgets: int
     checks: int
     line: int  # of its [[sections]] header in unit.toml
+    problems: int | None = None
 
     def path(self, folder: Path) -> Path | None:
         return folder / self.file if self.file else None
@@ -187,6 +193,7 @@ def read_unit(folder: Path) -> UnitSource:
             widgets=sec.get("widgets", 0),
             checks=sec.get("checks", 0),
             line=header,
+            problems=sec.get("problems"),
         )
         if entry.number != i + 1:
             errors.append(
@@ -205,8 +212,8 @@ def read_unit(folder: Path) -> UnitSource:
             errors.append(
                 UnitFileError(path, line_of("slug"), f"section slug {entry.slug!r} is used twice")
             )
-        for key in ("widgets", "checks"):
-            if getattr(entry, key) < 0:
+        for key in ("widgets", "checks", "problems"):
+            if (getattr(entry, key) or 0) < 0:
                 errors.append(UnitFileError(path, line_of(key), f"{key} cannot be negative"))
         if entry.file:
             if "/" in entry.file or "\\" in entry.file or not entry.file.endswith(".md"):

@@ -3,7 +3,8 @@
 markdown-it's HTML renderer, with rules for what the compiler adds:
 - text: escaped, and every Devanagari run wrapped in <span lang="hi">;
 - headings: shifted so the outline stays well formed inside callouts (section title = h1);
-- math: the MathML from the math pass (display math inside {realization} is boxed);
+- math: the MathML from the math pass (display math inside {realization} is boxed); inline
+  math and the punctuation right after it are held on one line (span.math-glue);
 - roles: the HTML from the roles pass;
 - directives: their node's render();
 - tables: <th scope="col">, alignment as classes (no inline styles: the site's CSP forbids
@@ -12,6 +13,7 @@ markdown-it's HTML renderer, with rules for what the compiler adds:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
@@ -26,12 +28,25 @@ from ..html import escape, text_html
 from ..parse import markdown
 from .context import SectionContext
 
+# Punctuation right after inline math stays on its line: the browser may break between a
+# <math> and the text after it, which on a phone leaves a full stop alone on the next line.
+_TRAILING_PUNCTUATION = re.compile(r"[.,;:!?)\]’”।…]+")
+
+
+def _glued(tokens: Sequence[Token], idx: int) -> str:
+    """The punctuation that opens token ``idx`` when it is text right after inline math."""
+    if idx == 0 or tokens[idx].type != "text" or tokens[idx - 1].type != "math_inline":
+        return ""
+    match = _TRAILING_PUNCTUATION.match(tokens[idx].content)
+    return match.group(0) if match else ""
+
 
 class _HTML(RendererHTML):
     """Rule methods are named after token types; env["r"] is the section's Renderer."""
 
     def text(self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType) -> str:
-        return text_html(tokens[idx].content)
+        content = tokens[idx].content
+        return text_html(content[len(_glued(tokens, idx)) :])  # math_inline wrote those
 
     def heading_open(
         self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType
@@ -59,7 +74,11 @@ class _HTML(RendererHTML):
     def math_inline(
         self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType
     ) -> str:
-        return str(tokens[idx].meta.get("mathml", ""))
+        mathml = str(tokens[idx].meta.get("mathml", ""))
+        after = _glued(tokens, idx + 1) if idx + 1 < len(tokens) else ""
+        if not after:
+            return mathml
+        return f'<span class="math-glue">{mathml}{text_html(after)}</span>'
 
     def _display(self, tok: Token, env: EnvType) -> str:
         mathml = str(tok.meta.get("mathml", ""))

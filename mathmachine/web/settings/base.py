@@ -151,6 +151,9 @@ ACCOUNT_ADAPTER = "mathmachine.accounts.adapter.AccountAdapter"
 ACCOUNT_LOGIN_METHODS = {"email"}
 ACCOUNT_SIGNUP_FIELDS = ["email*", "password1*", "password2*"]
 ACCOUNT_UNIQUE_EMAIL = True
+# Learners sign up with an email address only: the username allauth fills in for them
+# ("asha.learner") is never shown; messages and pages name the address they chose.
+ACCOUNT_USER_DISPLAY = "mathmachine.accounts.adapter.user_display"
 ACCOUNT_CHANGE_EMAIL = True  # one address per learner; a change is verified before it replaces
 # Mandatory: a new account signs in by the link in its confirmation email (in the same browser
 # it is signed in at once, with its answers). This is what lets sign-up answer a registered
