@@ -220,6 +220,9 @@ STORAGES = {
     "staticfiles": {"BACKEND": "mathmachine.web.storage.StaticStorage"},
 }
 WHITENOISE_MAX_AGE = 3600  # unhashed names; hashed names get a year (immutable) automatically
+# Files served at the site's root by WhiteNoise (an hour's cache, ETag and 304s like static
+# files): /robots.txt and /favicon.ico, which browsers, crawlers and Lighthouse ask for.
+WHITENOISE_ROOT = PACKAGE_DIR / "web" / "root"
 
 SESSION_COOKIE_HTTPONLY = True
 SESSION_COOKIE_SAMESITE = "Lax"
