@@ -32,9 +32,14 @@ PAID_UNITS_PROMISED = 7
 CURRENCY = "INR"
 
 
-def format_paise(paise: int) -> str:
-    """``29900`` → ``"₹299"``; ``29950`` → ``"₹299.50"`` (Indian digit grouping for lakhs)."""
-    rupees, rest = divmod(int(paise), 100)
+def format_paise(paise: int, *, exact: bool = False) -> str:
+    """``29900`` → ``"₹299"``; ``29950`` → ``"₹299.50"`` (Indian digit grouping for lakhs).
+
+    ``exact=True`` always shows the paise (``"₹299.00"``), as the operator's admin does; a
+    negative amount (a day's net) gets a minus sign: ``"−₹299.00"``.
+    """
+    sign = "−" if paise < 0 else ""
+    rupees, rest = divmod(abs(int(paise)), 100)
     digits = str(rupees)
     if len(digits) > 3:
         head, tail = digits[:-3], digits[-3:]
@@ -45,7 +50,7 @@ def format_paise(paise: int) -> str:
         if head:
             groups.insert(0, head)
         digits = ",".join([*groups, tail])
-    return f"₹{digits}" + (f".{rest:02d}" if rest else "")
+    return f"{sign}₹{digits}" + (f".{rest:02d}" if rest or exact else "")
 
 
 class Product(models.Model):
@@ -152,6 +157,8 @@ class Order(models.Model):
         OrderState.REFUNDED: frozenset(),
     }
     UNPAID: ClassVar[tuple[str, ...]] = (OrderState.CREATED, OrderState.FAILED)
+    #: ``provider`` of the offline test-mode checkout (no money moves; providers/testmode.py).
+    TEST_MODE: ClassVar[str] = "testmode"
     #: States in which the order's entitlement is active (access granted, not refunded).
     HOLDING: ClassVar[tuple[str, ...]] = (
         OrderState.PAID,
@@ -209,6 +216,11 @@ class Order(models.Model):
     def amount_display(self) -> str:
         return format_paise(self.amount_paise)
 
+    @property
+    def test_mode(self) -> bool:
+        """Paid (or to be paid) in test mode: no real money moved."""
+        return self.provider == self.TEST_MODE
+
     def can_transition(self, target: str) -> bool:
         return target in self.TRANSITIONS.get(self.state, frozenset())
 
@@ -257,9 +269,8 @@ class Payment(models.Model):
 
     def __str__(self) -> str:
         label = " · duplicate" if self.duplicate else ""
-        return (
-            f"{self.provider_payment_id} · {format_paise(self.amount_paise)} · {self.status}{label}"
-        )
+        amount = format_paise(self.amount_paise, exact=True)
+        return f"{self.provider_payment_id} · {amount} · {self.status}{label}"
 
 
 class Refund(models.Model):

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
-from typing import TypeAlias
+from typing import Any, TypeAlias
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.core.exceptions import ValidationError
@@ -203,12 +203,113 @@ def order_for_owner(*, user: User, public_id: object) -> Order:
         raise Http404("No such order") from exc
 
 
+# Refunds: what one would lock ----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class LockedUnit:
+    """A paid unit a refund takes away: its paid sections lock again, its free ones stay open."""
+
+    number: int
+    title: str  # "" for a paid unit not published yet
+    paid_sections: tuple[tuple[int, str], ...]  # (number, title), in order
+    free_sections: tuple[int, ...]
+
+    @property
+    def sections_span(self) -> str:
+        """``"sections 2 to 16"`` (or ``"section 2"``, or ``"sections 2, 5 and 7"``)."""
+        numbers = [n for n, _ in self.paid_sections]
+        if not numbers:
+            return ""
+        if len(numbers) == 1:
+            return f"section {numbers[0]}"
+        if numbers == list(range(numbers[0], numbers[-1] + 1)):
+            return f"sections {numbers[0]} to {numbers[-1]}"
+        return "sections " + ", ".join(map(str, numbers[:-1])) + f" and {numbers[-1]}"
+
+
+@dataclass(frozen=True)
+class RefundPreview:
+    """What refunding ``order`` would do, shown before the learner or the operator confirms."""
+
+    order: Order
+    refusal: str | None  # why it cannot be refunded by this requester now, else None
+    deadline: datetime | None  # the end of the 7-day window (None: never paid)
+    window_open: bool
+    locks: tuple[LockedUnit, ...]  # units whose paid sections lock again
+    kept: tuple[int, ...]  # units this order covers that stay open through another purchase
+    later_units: bool  # the bundle: paid units published later are given up too
+
+    @property
+    def amount(self) -> str:
+        return self.order.amount_display
+
+    @property
+    def amount_exact(self) -> str:
+        return format_paise(self.order.amount_paise, exact=True)
+
+
+def refund_preview(
+    *, order: Order, requested_by: AbstractBaseUser, by_operator: bool = False, units: Any = None
+) -> RefundPreview:
+    """What a full refund of ``order`` would lock (per unit, which sections), what stays open
+    through the learner's other purchases, and whether the 7-day window applies.
+
+    ``units``: the compiled units (``learning.selectors.units_list()`` when None) for titles and
+    sections. Nothing is written.
+    """
+    from mathmachine.learning.selectors import units_list  # learning imports us lazily too
+
+    from .services import refund_deadline, refund_refusal, refund_window_open
+
+    compiled = {u.number: u for u in (units_list() if units is None else units)}
+    paid_units = paid_unit_numbers()
+    product = order.product
+    if product.kind == Product.Kind.BUNDLE:
+        covered = set(paid_units)
+    else:
+        covered = {product.unit_number} if product.unit_number is not None else set()
+    still_open: set[int] = set()
+    holding = order.state in Order.HOLDING
+    others = Entitlement.objects.filter(user_id=order.user_id, revoked_at__isnull=True).exclude(
+        order_id=order.pk
+    )
+    for kind, unit_number in others.values_list("product__kind", "product__unit_number"):
+        if kind == Product.Kind.BUNDLE:
+            still_open |= paid_units
+        elif unit_number is not None:
+            still_open.add(unit_number)
+    locks = []
+    for number in sorted(covered - still_open) if holding else ():
+        unit = compiled.get(number)
+        sections = unit.sections if unit is not None else ()
+        locks.append(
+            LockedUnit(
+                number=number,
+                title=unit.title if unit is not None else "",
+                paid_sections=tuple((s.number, s.title) for s in sections if not s.free),
+                free_sections=tuple(s.number for s in sections if s.free),
+            )
+        )
+    return RefundPreview(
+        order=order,
+        refusal=refund_refusal(order=order, requested_by=requested_by, by_operator=by_operator),
+        deadline=refund_deadline(order),
+        window_open=refund_window_open(order),
+        locks=tuple(locks),
+        kept=tuple(sorted(covered & still_open)) if holding else (),
+        later_units=holding and product.kind == Product.Kind.BUNDLE,
+    )
+
+
 # The operator's sales -------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
 class SalesDay:
-    day: date
+    """One day's sales (``day`` is None for the total of a period). Net = revenue − refunded."""
+
+    day: date | None
     orders_paid: int
     revenue_paise: int
     refunds: int
@@ -220,19 +321,20 @@ class SalesDay:
 
     @property
     def revenue(self) -> str:
-        return format_paise(self.revenue_paise)
+        return format_paise(self.revenue_paise, exact=True)
 
     @property
     def refunded(self) -> str:
-        return format_paise(self.refunded_paise)
+        return format_paise(self.refunded_paise, exact=True)
 
     @property
     def net(self) -> str:
-        return ("−" if self.net_paise < 0 else "") + format_paise(abs(self.net_paise))
+        return format_paise(self.net_paise, exact=True)
 
 
-def sales_by_day(*, days: int = 30, today: date | None = None) -> list[SalesDay]:
-    """Per day (India time), newest first: orders paid and revenue, refunds processed.
+def sales_by_day(*, test_mode: bool, days: int = 30, today: date | None = None) -> list[SalesDay]:
+    """Per day (India time), newest first: orders paid and revenue, refunds processed; of the
+    live orders (real money, Razorpay) or, with ``test_mode``, of the test-mode ones only.
 
     Revenue counts every order paid that day (refunded later or not); refunds count on the day
     they were processed, so net = revenue − refunded.
@@ -241,14 +343,20 @@ def sales_by_day(*, days: int = 30, today: date | None = None) -> list[SalesDay]
     today = today or timezone.localdate()
     start = today - timedelta(days=days - 1)
     start_at = timezone.make_aware(datetime.combine(start, time.min), tz)
+    mode = Q(provider=Order.TEST_MODE) if test_mode else ~Q(provider=Order.TEST_MODE)
     paid = (
-        Order.objects.filter(paid_at__gte=start_at)
+        Order.objects.filter(mode, paid_at__gte=start_at)
         .annotate(day=TruncDate("paid_at", tzinfo=tz))
         .values("day")
         .annotate(n=Count("id"), total=Sum("amount_paise"))
     )
+    refund_mode = (
+        Q(order__provider=Order.TEST_MODE) if test_mode else ~Q(order__provider=Order.TEST_MODE)
+    )
     refunded = (
-        Refund.objects.filter(status=Refund.Status.PROCESSED, processed_at__gte=start_at)
+        Refund.objects.filter(
+            refund_mode, status=Refund.Status.PROCESSED, processed_at__gte=start_at
+        )
         .annotate(day=TruncDate("processed_at", tzinfo=tz))
         .values("day")
         .annotate(n=Count("id"), total=Sum("amount_paise"))
@@ -270,6 +378,17 @@ def sales_by_day(*, days: int = 30, today: date | None = None) -> list[SalesDay]
             )
         )
     return result
+
+
+def sales_total(rows: list[SalesDay]) -> SalesDay:
+    """The period's total of ``rows``: its net is the gross revenue minus the refunds."""
+    return SalesDay(
+        day=None,
+        orders_paid=sum(r.orders_paid for r in rows),
+        revenue_paise=sum(r.revenue_paise for r in rows),
+        refunds=sum(r.refunds for r in rows),
+        refunded_paise=sum(r.refunded_paise for r in rows),
+    )
 
 
 def unit_offer_prices(*, unit_number: int) -> dict[str, str]:

@@ -301,6 +301,35 @@ def duplicate_refund_settle(*, payment: Payment, processed: bool) -> str:
 # Refunds ------------------------------------------------------------------------------------
 
 
+def refund_refusal(
+    *,
+    order: Order,
+    requested_by: AbstractBaseUser,
+    by_operator: bool = False,
+    now: datetime | None = None,
+) -> str | None:
+    """Why ``order`` may not be refunded now at this request (the learner's own paid order
+    within 7 days of payment; an operator's any paid order), or None if it may.
+
+    :func:`refund_request` asks it under the order's lock; the confirmation pages ask it first.
+    """
+    if not by_operator and order.user_id != requested_by.pk:
+        return "This is not your order."
+    if order.state == Order.State.REFUND_REQUESTED:
+        return "A refund for this order is already on its way."
+    if order.state == Order.State.REFUNDED:
+        return "This order has already been refunded."
+    if order.state not in (Order.State.PAID, Order.State.REFUND_FAILED):
+        return "Only a paid order can be refunded."
+    if not by_operator and not refund_window_open(order, now=now):
+        deadline = timezone.localtime(refund_deadline(order))
+        return (
+            "The 7-day refund window for this order closed on "
+            f"{deadline:%d %B %Y at %H:%M} (IST), so it can no longer be refunded."
+        )
+    return None
+
+
 def refund_request(
     *, order: Order, requested_by: AbstractBaseUser, by_operator: bool = False
 ) -> Refund:
@@ -316,20 +345,9 @@ def refund_request(
     """
     with transaction.atomic():
         order = _lock_order(order.pk)
-        if not by_operator and order.user_id != requested_by.pk:
-            raise RefundRefused("This is not your order.")
-        if order.state == Order.State.REFUND_REQUESTED:
-            raise RefundRefused("A refund for this order is already on its way.")
-        if order.state == Order.State.REFUNDED:
-            raise RefundRefused("This order has already been refunded.")
-        if order.state not in (Order.State.PAID, Order.State.REFUND_FAILED):
-            raise RefundRefused("Only a paid order can be refunded.")
-        if not by_operator and not refund_window_open(order):
-            deadline = timezone.localtime(refund_deadline(order))
-            raise RefundRefused(
-                "The 7-day refund window for this order closed on "
-                f"{deadline:%d %B %Y at %H:%M} (IST), so it can no longer be refunded."
-            )
+        refusal = refund_refusal(order=order, requested_by=requested_by, by_operator=by_operator)
+        if refusal:
+            raise RefundRefused(refusal)
         payment = (
             order.payments.filter(status=Payment.Status.CAPTURED, duplicate=False)
             .exclude(error__startswith="paid ")

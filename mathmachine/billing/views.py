@@ -14,7 +14,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.cache import patch_cache_control
 from django.views.decorators.csrf import csrf_exempt
-from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from . import selectors, services
 from .errors import BillingError, PaymentRejected, ProviderError
@@ -202,11 +202,19 @@ def receipt(request: HttpRequest, public_id: str) -> HttpResponse:
     )
 
 
-@require_POST
+@require_http_methods(["GET", "POST"])
 def refund(request: HttpRequest, public_id: str) -> HttpResponse:
-    if (response := _login_first(request, reverse("billing:orders"))) is not None:
+    """GET: what a refund would lock, the amount and the 7-day window, and a button to confirm.
+    POST with ``confirm=yes`` (that button): the refund. A POST without it (an old form) is sent
+    to the confirmation page; nothing is refunded without it."""
+    if (response := _login_first(request, request.get_full_path())) is not None:
         return response
     order = selectors.order_for_owner(user=request.user, public_id=public_id)
+    if request.method == "GET" or request.POST.get("confirm") != "yes":
+        if request.method == "POST":
+            return redirect("billing:refund", public_id=order.public_id)
+        preview = selectors.refund_preview(order=order, requested_by=request.user)
+        return _private(render(request, "billing/refund_confirm.html", {"preview": preview}))
     try:
         attempt = services.refund_request(order=order, requested_by=request.user)
     except BillingError as exc:

@@ -5,6 +5,9 @@ from django.urls import include, path
 # The admin signs in through the site's sign-in page, with its limits on failed attempts
 # (docs/accounts.md): Django's own admin form counted nothing.
 admin.site.login = secure_admin_login(admin.site.login)  # type: ignore[method-assign]
+# No navigation sidebar (the index and the breadcrumbs lead everywhere): its 300 px let the
+# orders list and its filters not fit a 1280 px screen (tests/browser/test_admin_layout.py).
+admin.site.enable_nav_sidebar = False
 
 urlpatterns = [
     path("admin/", admin.site.urls),

@@ -83,7 +83,7 @@ def test_orders_page_lists_only_my_orders(client, user, other_user, unit18, bund
     client.force_login(user)
     page = client.get("/billing/orders/")
     assert mine.receipt in page.text and theirs.receipt not in page.text
-    assert f'action="/billing/orders/{mine.public_id}/refund/"' in page.text
+    assert f'href="/billing/orders/{mine.public_id}/refund/"' in page.text
 
 
 def test_orders_page_needs_sign_in(client):

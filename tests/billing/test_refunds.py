@@ -4,6 +4,8 @@ refund does (revoke access, keep progress, email)."""
 from __future__ import annotations
 
 import datetime as dt
+import html
+import re
 
 import pytest
 import time_machine
@@ -32,7 +34,7 @@ def paid(rzp_order, pay):
 
 
 def _refund_via(client, order):
-    return client.post(f"/billing/orders/{order.public_id}/refund/")
+    return client.post(f"/billing/orders/{order.public_id}/refund/", {"confirm": "yes"})
 
 
 @pytest.mark.parametrize(
@@ -247,3 +249,75 @@ def test_operator_refund_ignores_the_window(paid, make_user, razorpay):
     with time_machine.travel(PAID_AT + dt.timedelta(days=30), tick=False):
         refund = services.refund_request(order=order, requested_by=operator, by_operator=True)
     assert refund.status == "requested" and refund.by_operator
+
+
+# The confirmation first ----------------------------------------------------------------------
+
+
+def _confirm_page(client, order):
+    page = client.get(f"/billing/orders/{order.public_id}/refund/")
+    assert page.status_code == 200
+    assert "no-store" in page["Cache-Control"]
+    # The page as read: tags gone, spaces collapsed; the form's fields kept as written.
+    text = re.sub(r"\s+", " ", re.sub(r"<(?!input)[^>]+>", "", page.text))
+    return html.unescape(text)
+
+
+def test_refund_asks_first_and_says_what_locks(client, paid, user, razorpay):
+    order, _ = paid
+    client.force_login(user)
+    with time_machine.travel(PAID_AT + dt.timedelta(days=2), tick=False):
+        text = _confirm_page(client, order)
+        assert "Refund ₹299?" in text
+        assert "Unit 18 · Attention and Transformers: sections 2 to 15 lock again" in text
+        assert "section 1 stays free" in text
+        assert "until 8 March 2026, 16:00 (India time)" in text and "inside it" in text
+        assert "answers and progress are kept" in text
+        assert 'name="confirm" value="yes"' in text
+        assert "Yes, refund ₹299 and lock Unit 18" in text
+        # Nothing happened: reading the page (or a POST without the confirmation) refunds nothing.
+        bare = client.post(f"/billing/orders/{order.public_id}/refund/")
+        assert bare.status_code == 302
+        assert bare["Location"] == f"/billing/orders/{order.public_id}/refund/"
+        order.refresh_from_db()
+        assert order.state == "paid" and razorpay.refund_calls == []
+        # Confirmed, then confirmed again (a double click): one provider call.
+        first = _refund_via(client, order)
+        second = _refund_via(client, order)
+    assert (first.status_code, second.status_code) == (302, 302)
+    assert len(razorpay.refund_calls) == 1
+    order.refresh_from_db()
+    assert order.state == "refund_requested"
+
+
+def test_the_confirmation_offers_nothing_once_the_window_closed(client, paid, user, razorpay):
+    order, _ = paid
+    client.force_login(user)
+    with time_machine.travel(PAID_AT + SEVEN_DAYS + SECOND, tick=False):
+        text = _confirm_page(client, order)
+    assert "This order cannot be refunded" in text
+    assert "refund window for this order closed on 08 March 2026 at 16:00" in text
+    assert 'name="confirm"' not in text
+
+
+def test_the_bundle_confirmation_names_every_unit_and_what_stays_open(
+    client, razorpay, user, bundle, unit18, pay, paid_order
+):
+    order, _ = pay(services.order_create(user=user, product=bundle))
+    client.force_login(user)
+    text = _confirm_page(client, order)
+    assert "Refund ₹999?" in text
+    assert "Unit 18 · Attention and Transformers: sections 2 to 15 lock again" in text
+    assert "The paid units published later, which this bundle would have opened." in text
+    # With Unit 18 also bought on its own, refunding the bundle locks nothing of Unit 18.
+    paid_order(user, unit18)
+    text = _confirm_page(client, order)
+    assert (
+        "Nothing locks" in text and "Unit 18 stays open to you through your other purchase" in text
+    )
+
+
+def test_someone_elses_refund_confirmation_is_404(client, paid, other_user):
+    order, _ = paid
+    client.force_login(other_user)
+    assert client.get(f"/billing/orders/{order.public_id}/refund/").status_code == 404

@@ -111,7 +111,7 @@ def test_refund_in_test_mode_completes_through_the_refund_webhook(
     signed_in.post(f"/billing/orders/{order.public_id}/test-pay/", {"outcome": "succeed"})
     assert has_unit_access(user=user, unit_number=18)
     with django_capture_on_commit_callbacks(execute=True):
-        response = signed_in.post(f"/billing/orders/{order.public_id}/refund/")
+        response = signed_in.post(f"/billing/orders/{order.public_id}/refund/", {"confirm": "yes"})
     order.refresh_from_db()
     assert order.state == "refunded"
     assert not has_unit_access(user=user, unit_number=18)

@@ -111,7 +111,9 @@ def test_sign_up_answer_buy_read_refund_and_keep_the_answer(page) -> None:
     page.get_by_role("link", name="Orders, receipts and refunds").click()
     order = Order.objects.get(user__email=EMAIL, state__in=["paid", "refund_requested"])
     page.goto(f"/billing/orders/{order.public_id}/")
-    page.get_by_role("button", name="Request a full refund").click()
+    page.get_by_role("link", name="Request a full refund…").click()
+    expect(page.get_by_text("sections 2 to 15 lock again")).to_be_visible()
+    page.get_by_role("button", name=re.compile(r"^Yes, refund ₹299")).click()
     expect(page.get_by_text("Refunded in full").first).to_be_visible()
     order.refresh_from_db()
     assert order.state == Order.State.REFUNDED
