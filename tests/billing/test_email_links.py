@@ -31,7 +31,9 @@ def _buy_and_pay(client, capture, *, host: str, code: str = "unit-18") -> Order:
 
 def _refund(client, capture, order: Order, *, host: str) -> None:
     with capture(execute=True):
-        client.post(f"/billing/orders/{order.public_id}/refund/", HTTP_HOST=host)
+        client.post(
+            f"/billing/orders/{order.public_id}/refund/", {"confirm": "yes"}, HTTP_HOST=host
+        )
     order.refresh_from_db()
     assert order.state == "refunded"
 
