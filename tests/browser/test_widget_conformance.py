@@ -3,10 +3,11 @@ that uses it, in Chromium at 360 px (the server half: tests/coursebook/test_widg
 
 With JavaScript: its tag is defined and the element upgraded; Tab reaches every control it shows;
 its main control (declared as ``control=``), operated by keyboard, makes it emit
-``<tag>:update``; axe finds no violation in it, before or after; the page stays 360 px wide.
-Without JavaScript: its fallback (a captioned table or figure) shows, no control that needs
-JavaScript is on show, the page stays 360 px wide, and axe (run on the page as a reader without
-JavaScript gets it) finds no violation in it. Locked sections are opened as a buyer.
+``<tag>:update``; axe finds no violation in it, before or after; the page stays 360 px wide (a
+radio group and a tablist are one Tab stop each). Without JavaScript: its fallback (a captioned
+table or figure) shows, no control that needs JavaScript is on show, the page stays 360 px
+wide, and axe (run on the page as a reader without JavaScript gets it) finds no violation in
+it. Locked sections are opened as a buyer.
 """
 
 from __future__ import annotations
@@ -39,8 +40,11 @@ _CONTROLS = """(id) => {
     'a[href], button, input, select, textarea, summary, [tabindex]:not([tabindex="-1"])')]
   const shown = all.filter(c => c.checkVisibility() && !c.disabled)
   shown.forEach((c, i) => c.setAttribute('data-conformance', String(i)))
+  const lists = [...el.querySelectorAll('[role="tablist"]')]
   return shown.map(c => ({tag: c.tagName.toLowerCase(), type: c.type || '', name: c.name || '',
-                          target: c.getAttribute('data-target') || ''}))
+                          target: c.getAttribute('data-target') || '',
+                          tablist: c.getAttribute('role') === 'tab' ?
+                            lists.indexOf(c.closest('[role="tablist"]')) : -1}))
 }"""
 
 # Start sequential focus just before the widget (a focus anchor), as a reader tabbing into it.
@@ -93,9 +97,13 @@ def test_with_javascript(
             reached.add(int(index))
     missed = []
     for i, c in enumerate(controls):
-        # A radio group is one Tab stop: any of its buttons reached counts for all.
+        # A radio group is one Tab stop: any of its buttons reached counts for all. So is a
+        # tablist (the ARIA tabs pattern: the arrow keys move between its tabs).
         group = [
-            k for k, o in enumerate(controls) if c["type"] == "radio" and o["name"] == c["name"]
+            k
+            for k, o in enumerate(controls)
+            if (c["type"] == "radio" and o["name"] == c["name"])
+            or (c["tablist"] >= 0 and o["tablist"] == c["tablist"])
         ]
         if i not in reached and not (group and reached & set(group)):
             missed.append(c)

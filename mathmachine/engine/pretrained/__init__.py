@@ -6,10 +6,12 @@
     >>> run.tokens, run.attention.shape, run.hidden.shape   # [6, 12, n, n], [7, n, 384]
     >>> model.embed("the bank of the river")       # [384], mean-pooled, length 1
 
-See :mod:`.minilm` for the model, its files and its limits.
+See :mod:`.minilm` for the model, its files and its limits, and :mod:`.senses` for one word's
+vectors across sentences (raw and centred cosines, §5).
 """
 
-from . import minilm
+from . import minilm, senses
 from .minilm import *  # noqa: F403  (the public names are minilm's own __all__)
+from .senses import *  # noqa: F403
 
-__all__ = minilm.__all__
+__all__ = minilm.__all__ + senses.__all__
