@@ -36,6 +36,7 @@ export class BankByTheRiverElement extends WidgetElement {
   #vectors = new Map()
   #at = null // where the output dot is drawn, [px, py]
   #last = null // the last toy result
+  #glider = null // the output dot's running glide (an Animation)
 
   upgrade(s) {
     for (const w of s.words) this.#vectors.set(w.word, w.vector)
@@ -210,12 +211,13 @@ export class BankByTheRiverElement extends WidgetElement {
     const dx = from[0] - to[0]
     const dy = from[1] - to[1]
     if (Math.abs(dx) < 0.5 && Math.abs(dy) < 0.5) return
-    const inner = this.target('out-inner')
-    for (const a of inner.getAnimations()) a.cancel()
-    inner.animate([{transform: `translate(${dx}px, ${dy}px)`}, {transform: 'translate(0, 0)'}], {
-      duration: GLIDE_MS,
-      easing: 'ease-out',
-    })
+    // cancel the glide before, kept here: asking the element for its animations
+    // (getAnimations()) brings its style up to date first, which costs far more than the rest
+    this.#glider?.cancel()
+    this.#glider = this.target('out-inner').animate(
+      [{transform: `translate(${dx}px, ${dy}px)`}, {transform: 'translate(0, 0)'}],
+      {duration: GLIDE_MS, easing: 'ease-out'},
+    )
   }
 
   #xy([x, y]) {
