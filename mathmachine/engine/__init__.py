@@ -91,7 +91,7 @@ from .scaling import (
 )
 from .scores import additive_scores, dot_scores, general_scores
 from .self_attention import SelfAttentionSteps, self_attention_shapes, self_attention_steps
-from .softmax import softmax, softmax_jacobian
+from .softmax import shares_rounded, softmax, softmax_jacobian
 
 __all__ = [
     "DotProductSamples",
@@ -175,6 +175,7 @@ __all__ = [
     "rotary_forward",
     "self_attention_shapes",
     "self_attention_steps",
+    "shares_rounded",
     "sign_sum_distribution",
     "sinusoidal_positions",
     "slope_size",

@@ -39,3 +39,23 @@ def softmax_jacobian(weights: ArrayLike) -> NDArray[np.float64]:
     if a.ndim != 1:
         raise ValueError(f"weights must be one row (1-D), got shape {a.shape}")
     return np.diag(a) - np.outer(a, a)
+
+
+def shares_rounded(weights: ArrayLike, places: int = 3) -> NDArray[np.int64]:
+    """Rows of weights (each summing to 1) in whole units of 10^-places that still sum to exactly
+    10^places: every entry rounded down, then the units left over given, one each, to the entries
+    that lost the most (largest remainders, Hamilton's rule). Each entry stays within one unit
+    of its exact value. [..., n] -> [..., n] integers; divide by 10^places to print."""
+    w = as_finite(weights, "weights", min_ndim=1)
+    if np.any(w < 0):
+        raise ValueError("weights must not be negative")
+    if not isinstance(places, int) or not 0 <= places <= 9:
+        raise ValueError(f"places must be a whole number 0..9, got {places!r}")
+    scale = 10**places
+    w = w / w.sum(axis=-1, keepdims=True)  # float32 rows sum to 1 within ~1e-7: make it exact
+    exact = w * scale
+    low = np.floor(exact).astype(np.int64)
+    short = scale - low.sum(axis=-1, keepdims=True)  # units still to give, 0..n-1 per row
+    order = np.argsort(-(exact - low), axis=-1, kind="stable")
+    rank = np.argsort(order, axis=-1, kind="stable")  # each entry's place in that order
+    return low + (rank < short)

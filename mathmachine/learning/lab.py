@@ -33,16 +33,13 @@ from django.conf import settings
 from django.core.cache import cache
 from numpy.typing import NDArray
 
+from mathmachine.coursebook.widgets.attention_lab import MAX_CHARS, MAX_TOKENS, PLACES
+from mathmachine.engine import shares_rounded
 from mathmachine.engine.pretrained import MODEL_SHA256, MiniLM, MiniLMRun, load_minilm
 
 #: The section whose gate the lab shares (unit.toml's slug of §6).
 LAB_SECTION_SLUG = "attention-lab"
-#: The longest text the lab takes: tokens (counting [CLS] and [SEP]) and characters. A map of 48
-#: tokens is 2,304 cells, still readable on a phone; the model itself takes 128.
-MAX_TOKENS = 48
-MAX_CHARS = 250
 #: Decimals a head's weights are sent (and printed) with; thumbnails use one digit, round(9 w).
-PLACES = 3
 NEURON_PLACES = 3
 THUMB_LEVELS = 9
 #: Model runs kept in this process (a 48-token run is about 1.2 MB: attention and hidden states).
@@ -256,22 +253,6 @@ def _run_checked(text: str) -> LabRun:
 # -- what is sent ----------------------------------------------------------------------------------
 
 
-def round_rows(weights: NDArray[np.floating], places: int) -> NDArray[np.int64]:
-    """Each row of ``weights`` (rows sum to 1) as whole units of 10^-places that sum to exactly
-    10^places: every entry rounded down, then the units left over given to the entries that lost
-    the most (largest remainders). Each entry stays within one unit of its exact value."""
-    scale = 10**places
-    w = np.asarray(weights, dtype=np.float64)
-    w = w / w.sum(axis=-1, keepdims=True)  # float32 rows sum to 1 within ~1e-7: make it exact
-    exact = w * scale
-    low = np.floor(exact).astype(np.int64)
-    short = scale - low.sum(axis=-1)  # units still to hand out, 0..n-1 per row
-    order = np.argsort(-(exact - low), axis=-1, kind="stable")
-    rank = np.empty_like(order)
-    np.put_along_axis(rank, order, np.arange(w.shape[-1])[None, :].repeat(len(w), 0), axis=-1)
-    return low + (rank < short[:, None])
-
-
 def _decimals(units: NDArray[np.int64], places: int) -> list[list[float]]:
     scale = 10**places
     return [[round(int(u) / scale, places) for u in row] for row in units]
@@ -339,7 +320,7 @@ def head_payload(lr: LabRun, layer: int, head: int) -> dict[str, Any]:
         "layer": layer,
         "head": head,
         "places": PLACES,
-        "weights": _decimals(round_rows(w, PLACES), PLACES),
+        "weights": _decimals(shares_rounded(w, PLACES), PLACES),
         "sink": _r(sink_share(w), 2),
         "notes": notes_for(lr.text, lr.tokens),
     }
@@ -368,7 +349,7 @@ def thumbnails_payload(lr: LabRun) -> dict[str, Any]:
 def neuron_payload(lr: LabRun, layer: int, head: int, query: int, key: int) -> dict[str, Any]:
     """How the weight of (query, key) in one head came about (mathmachine.engine's neuron_view)."""
     v = lr.model.neuron_view(lr.run, layer - 1, head - 1, query, key)
-    weights = round_rows(v.weights[None, :], NEURON_PLACES)[0]
+    weights = shares_rounded(v.weights[None, :], NEURON_PLACES)[0]
     return {
         **_base(lr),
         "view": "neuron",
@@ -426,7 +407,7 @@ def head_table(lr: LabRun, layer: int, head: int) -> HeadTable:
     """The weights of one head as printed (PLACES decimals, rows summing to 1), with each row's
     largest weight named."""
     payload = head_payload(lr, layer, head)
-    units = round_rows(lr.run.attention[layer - 1, head - 1], PLACES)
+    units = shares_rounded(lr.run.attention[layer - 1, head - 1], PLACES)
     rows = []
     for i, token in enumerate(lr.tokens):
         j = int(np.argmax(units[i]))

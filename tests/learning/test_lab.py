@@ -18,6 +18,7 @@ from support import in_parallel, products_restore
 
 from mathmachine.billing import services as billing
 from mathmachine.billing.models import Order, Product
+from mathmachine.engine import shares_rounded
 from mathmachine.engine.pretrained import load_minilm
 from mathmachine.learning import lab
 from mathmachine.learning.models import CheckAnswer, SectionVisit
@@ -275,7 +276,7 @@ def test_the_page_without_javascript_shows_one_head_as_a_table(buyer: Client) ->
     html = page.content.decode()
     assert page.status_code == 200 and "<caption>" in html and "Layer 3, head 2" in html
     run = load_minilm().run("I drink tea")
-    units = lab.round_rows(run.attention[2, 1], 3)
+    units = shares_rounded(run.attention[2, 1], 3)
     for i, token in enumerate(run.tokens):
         row = "".join(f"<td>{u / 1000:.3f}</td>" for u in units[i])
         assert f'<th scope="row">{token}</th>{row}' in html
@@ -291,11 +292,11 @@ def test_the_page_without_javascript_says_what_is_wrong(buyer: Client) -> None:
     assert bad_layer.status_code == 400 and "layer from 1 to 6" in bad_layer.content.decode()
 
 
-def test_round_rows_keeps_each_entry_within_one_unit_and_rows_at_exactly_1() -> None:
+def test_shares_rounded_keeps_each_entry_within_one_unit_and_rows_at_exactly_1() -> None:
     rng = np.random.default_rng(7)
     for n in (1, 2, 5, 48):
         w = rng.dirichlet(np.ones(n) * 0.3, size=20)
-        units = lab.round_rows(w, 3)
+        units = shares_rounded(w, 3)
         assert (units.sum(axis=1) == 1000).all()
         assert np.max(np.abs(units / 1000 - w)) < 1e-3
         assert (units >= 0).all()

@@ -1,0 +1,110 @@
+"""§6 The attention lab: "I drink tea" and two more sentences through all-MiniLM-L6-v2, run by
+mathmachine.engine.pretrained; every printed number from the engine (weights rounded with
+shares_rounded, so a printed row adds up to exactly 1.000)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from mathmachine.engine import shares_rounded
+from mathmachine.engine.attention import attention_score_count
+from mathmachine.engine.pretrained import load_minilm
+
+from .printing import dec, vec
+from .s03_self_attention import EXAMPLES as S3
+
+#: Layers and heads count from 1 on the page (the engine counts from 0).
+PREV_HEAD = (1, 3)  # a head that looks at the word before
+NEXT_HEAD = (2, 9)  # a head that looks at the word after
+ROW_HEAD = (1, 1)  # check s6-rows: a row of this head for "I drink tea"
+
+_toy = S3["self_attention"]
+EXAMPLES: dict[str, Any] = {
+    "attention_lab": {
+        "sentence": "The bank of the river was muddy after the rain.",
+        "layer": 3,
+        "head": 1,
+        # the toy mode: §3's three words and its small matrices (weights unscaled, as in §3)
+        "toy": {k: _toy[k] for k in ("words", "X", "W_Q", "W_K", "W_V")},
+    },
+}
+RUNNING = "I drink tea"
+HINDI = "मैं चाय पीता हूँ"
+
+
+def _row(weights: np.ndarray) -> list[str]:
+    """A row of weights as printed: three decimals that add up to exactly 1.000."""
+    return [f"{u / 1000:.3f}" for u in shares_rounded(weights, 3)]
+
+
+def figures() -> dict[str, str]:
+    """Every number §6 prints."""
+    model = load_minilm()
+    f: dict[str, str] = {}
+    L, H = model.n_layers, model.n_heads
+    f["lab_layers"], f["lab_heads"], f["lab_all_heads"] = str(L), str(H), str(L * H)
+    f["lab_width"], f["lab_dk"] = str(model.d_model), str(model.d_model // H)
+
+    run = model.run(RUNNING)
+    n = len(run.tokens)
+    f["lab_tea_n"], f["lab_tea_n2"] = str(n), str(n * n)
+    f["lab_tea_all"] = f"{attention_score_count(n, H, L):,}"
+
+    # by hand: the row of "tea" in the previous-word head, and how its weight on "drink" came
+    l0, h0 = PREV_HEAD[0] - 1, PREV_HEAD[1] - 1
+    f["lab_prev_layer"], f["lab_prev_head"] = map(str, PREV_HEAD)
+    f["lab_next_layer"], f["lab_next_head"] = map(str, NEXT_HEAD)
+    tea, drink = run.tokens.index("tea"), run.tokens.index("drink")
+    row = _row(run.attention[l0, h0, tea])
+    f["lab_tea_row"] = "(" + ", ".join(row) + ")"
+    f["lab_tea_on_drink"] = row[drink]
+    view = model.neuron_view(run, l0, h0, tea, drink)
+    f["lab_nv_score"] = dec(view.score, 2)
+    f["lab_nv_sqrt"] = dec(view.sqrt_d)
+    f["lab_nv_scaled"] = dec(view.scaled, 2)
+    f["lab_nv_row"] = vec(view.row, lambda x: dec(x, 2))
+    f["lab_nv_first"] = vec(view.products[:3], lambda x: dec(x, 2))
+    f["lab_nv_gap"] = dec(view.scaled - np.sort(view.row)[-2], 2)
+
+    # check s6-rows: four weights of a row shown, the fifth asked
+    rl, rh = ROW_HEAD[0] - 1, ROW_HEAD[1] - 1
+    f["lab_rows_layer"], f["lab_rows_head"] = map(str, ROW_HEAD)
+    units = shares_rounded(run.attention[rl, rh, drink], 3)
+    shown = units[:-1]
+    f["lab_rows_shown"] = ", ".join(f"{u / 1000:.3f}" for u in shown)
+    f["lab_rows_answer"] = f"{units[-1] / 1000:.3f}"
+    f["lab_rows_sum_shown"] = f"{shown.sum() / 1000:.3f}"
+    f["lab_rows_mean"] = f"{1 / n:.3f}"
+
+    # the lab's own sentence: how much of each row goes to [CLS] and [SEP], layer by layer
+    ex = EXAMPLES["attention_lab"]
+    lab = model.run(ex["sentence"])
+    att = lab.attention.astype(np.float64)
+    sinks = (att[..., 0] + att[..., -1]).mean(axis=(1, 2))  # [layers]
+    f["lab_sentence_n"] = str(len(lab.tokens))
+    f["lab_sentence_words"] = str(len(lab.tokens) - 2)
+    for i, s in enumerate(sinks, start=1):
+        f[f"lab_sink_{i}"] = f"{s:.2f}"
+    f["lab_sink_mid_lo"] = f"{sinks[1:5].min():.2f}"
+    f["lab_sink_mid_hi"] = f"{sinks[1:5].max():.2f}"
+    f["lab_tea_sink_1"] = f"{(run.attention[0, :, :, 0] + run.attention[0, :, :, -1]).mean():.2f}"
+
+    # check s6-count: मैं चाय पीता हूँ through the tokeniser
+    hindi = model.run(HINDI)
+    m = len(hindi.tokens)
+    words = len(HINDI.split())
+    f["lab_hi_words"], f["lab_hi_n"] = str(words), str(m)
+    f["lab_hi_pieces"] = " ".join(hindi.tokens[1:-1])
+    f["lab_hi_head"], f["lab_hi_model"] = str(m * m), f"{attention_score_count(m, H, L):,}"
+    f["lab_hi_model_key"] = str(attention_score_count(m, H, L))
+    f["lab_hi_layer"] = f"{attention_score_count(m, H, 1):,}"
+    f["lab_hi_words_head"] = str(words * words)
+    f["lab_hi_words_model"] = str(attention_score_count(words, H, L))
+    f["lab_hi_bare_head"] = str((m - 2) ** 2)
+    f["lab_hi_bare_model"] = str(attention_score_count(m - 2, H, L))
+    f["lab_hi_linear"] = str(m * H * L)
+    f["lab_hi_layer_key"] = str(attention_score_count(m, H, 1))
+    f["lab_tensor_mb"] = dec(attention_score_count(128, H, L) * 4 / 1e6, 1)
+    return f

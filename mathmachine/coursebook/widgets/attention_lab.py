@@ -1,0 +1,258 @@
+"""Widget 7 of Unit 18, "Attention lab" (SPEC §6), rendered on the server.
+
+    :::{widget} attention-lab
+    :id: w7
+    :example: attention_lab     (optional: a key of figures.EXAMPLES with sentence, layer, head,
+                                 toy = §3's words, X, W_Q, W_K, W_V)
+    :::
+
+The learner types a sentence; the server runs it through all-MiniLM-L6-v2 with the engine
+(mathmachine/learning/lab.py, the JSON API gated like the section) and the element draws one
+head: a heat map and an arc view, each token's row on hover and on keyboard focus (in words for
+screen readers), all 72 heads as thumbnails, the neuron view of one (query, key) pair, a share
+link and the map as an SVG file. A toy mode recomputes §3's three words with attention-math.js
+(selfAttention, held to the engine by golden vectors).
+
+Without JavaScript the element is a GET form to the lab's page (learning/lab.html: the map of
+the sentence sent, as a table) and, here, the map of the example sentence as a table, computed
+now by the engine.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from mathmachine.engine import shares_rounded
+from mathmachine.engine.pretrained import load_minilm
+from mathmachine.engine.self_attention import self_attention_steps
+
+from . import Golden, WidgetContext, WidgetOptionError, kit, option, register
+from ._parts import scroll_box
+
+NAME = "attention-lab"
+MODULE = "widgets/attention-math.js"
+NEEDS = ("sentence", "layer", "head", "toy")
+#: The longest text the lab takes: tokens (counting [CLS] and [SEP]) and characters. A map of 48
+#: tokens is 2,304 cells, still readable on a phone; the model itself takes 128. The JSON API and
+#: the page without JavaScript (mathmachine/learning/lab.py) refuse longer text.
+MAX_TOKENS = 48
+MAX_CHARS = 250
+#: Decimals a head's weights are sent and printed with.
+PLACES = 3
+LAYERS, HEADS = 6, 12
+
+h = kit.h
+
+
+def _example(opts: dict[str, Any]) -> dict[str, Any]:
+    ex, key = opts["example"], opts["example_key"]
+    if not (1 <= int(ex["layer"]) <= LAYERS and 1 <= int(ex["head"]) <= HEADS):
+        raise WidgetOptionError(f"example {key!r}: layer 1..{LAYERS} and head 1..{HEADS}")
+    toy = ex["toy"]
+    if not all(k in toy for k in ("words", "X", "W_Q", "W_K", "W_V")):
+        raise WidgetOptionError(f"example {key!r}: toy needs words, X, W_Q, W_K, W_V")
+    if len(ex["sentence"]) > MAX_CHARS:
+        raise WidgetOptionError(f"example {key!r}: the sentence is over {MAX_CHARS} characters")
+    return ex
+
+
+def golden(opts: dict[str, Any], ctx: WidgetContext) -> Golden:
+    """selfAttention on the toy's words, as the toy mode computes it (unscaled, as §3)."""
+    toy = _example(opts)["toy"]
+    g = Golden(MODULE)
+    st = self_attention_steps(toy["X"], toy["W_Q"], toy["W_K"], toy["W_V"])
+    g.case(
+        "selfAttention", toy["X"], toy["W_Q"], toy["W_K"], toy["W_V"], False,
+        out={"q": st.q, "k": st.k, "v": st.v, "scores": st.scores, "scale": st.scale,
+             "weights": st.weights, "output": st.output},
+    )  # fmt: skip
+    return g
+
+
+def units_to_text(units: np.ndarray) -> list[str]:
+    return [f"{u / 10**PLACES:.{PLACES}f}" for u in units]
+
+
+@register(
+    NAME,
+    scripts=("widgets/attention-lab.js",),
+    styles=("widgets/controls.css", "widgets/attention-lab.css"),
+    options=(option.example(default="attention_lab", needs=NEEDS),),
+    control="head",
+    golden=golden,
+)
+def render(opts: dict[str, Any], ctx: WidgetContext) -> str:
+    uid = opts["id"]
+    ex = _example(opts)
+    model = load_minilm()
+    run = model.run(ex["sentence"])
+    layer, head = int(ex["layer"]), int(ex["head"])
+    w = run.attention[layer - 1, head - 1]
+    units = shares_rounded(w, PLACES)
+    sink = float((w[:, 0] + w[:, -1]).mean())
+    state = {
+        "api": "../lab/attention/",
+        "limits": {"tokens": MAX_TOKENS, "characters": MAX_CHARS},
+        "layers": LAYERS,
+        "heads": HEADS,
+        "dk": model.d_model // model.n_heads,
+        "sentence": ex["sentence"],
+        "layer": layer,
+        "head": head,
+        "initial": {
+            "tokens": run.tokens,
+            "layer": layer,
+            "head": head,
+            "places": PLACES,
+            "weights": (units / 10**PLACES).round(PLACES).tolist(),
+            "sink": round(sink, 2),
+            "notes": [],
+        },
+        "toy": {k: ex["toy"][k] for k in ("words", "X", "W_Q", "W_K", "W_V")},
+    }
+    return kit.element(
+        NAME,
+        uid,
+        state,
+        _form(uid, ex["sentence"], layer, head),
+        h("p", class_="al-error", target="error", role="alert", hidden=True, id=f"{uid}-error"),
+        _fallback(uid, run.tokens, units, layer, head, sink),
+        _live(uid),
+        kit.status(class_="wk-status"),
+        class_="wk al",
+    )
+
+
+def _select(uid: str, name: str, label: str, top: int, value: int) -> kit.HTML:
+    options = [
+        h("option", str(i), value=str(i), selected=(i == value) or None) for i in range(1, top + 1)
+    ]
+    return h(
+        "span",
+        h("label", label, for_=f"{uid}-{name}"),
+        h("select", options, id=f"{uid}-{name}", name=name, target=name),
+        class_="al-pick",
+    )
+
+
+def _form(uid: str, sentence: str, layer: int, head: int) -> kit.HTML:
+    """The sentence, layer and head: a GET form to the lab's page without JavaScript, the live
+    widget's own controls with it (the script handles the submit)."""
+    limit = (
+        f"At most {MAX_CHARS} characters and {MAX_TOKENS} tokens (the model's pieces, counting "
+        "[CLS] and [SEP]; a word is one piece or a few). English reads best; Hindi in "
+        "Devanagari is accepted. What you type is not stored."
+    )
+    return h(
+        "form",
+        h("label", "Your sentence", for_=f"{uid}-text", class_="al-label"),
+        h("span", limit, id=f"{uid}-limit", class_="al-limit"),
+        h("input", type="text", id=f"{uid}-text", name="text", value=sentence, target="text",
+          maxlength=str(MAX_CHARS), required=True, autocomplete="off", spellcheck="false",
+          aria_describedby=f"{uid}-limit"),
+        h(
+            "div",
+            _select(uid, "layer", "Layer", LAYERS, layer),
+            _select(uid, "head", "Head", HEADS, head),
+            h("button", "Show the map", type="submit", class_="wk-button", target="go"),
+            class_="al-pickers",
+        ),
+        class_="al-form",
+        method="get",
+        action="../lab/",
+        target="form",
+    )  # fmt: skip
+
+
+def _fallback(
+    uid: str, tokens: list[str], units: np.ndarray, layer: int, head: int, sink: float
+) -> kit.HTML:
+    rows = []
+    for i, token in enumerate(tokens):
+        cells = units_to_text(units[i])
+        j = int(np.argmax(units[i]))
+        rows.append((token, [*cells, f"{tokens[j]}: {cells[j]}"]))
+    caption = f"Layer {layer}, head {head}: every row adds up to 1.000."
+    lead = (
+        f"The map of layer {layer}, head {head} for the sentence in the box: each row is a token "
+        "asking (the query), each column a token looked at (the key). On average "
+        f"{kit.num(sink, 2)} of a row goes to [CLS] and [SEP]."
+    )
+    table = kit.table(
+        caption=caption,
+        columns=["query ↓ · key →", *tokens, "looks most at"],
+        rows=rows,
+        class_="wk-table al-table",
+    )
+    return h(
+        "div",
+        h("p", lead, class_="al-nojs-note"),
+        scroll_box(table, "the map, as a table"),
+        h("p", "Type your own sentence above and press “Show the map”: the server draws its map "
+          "as a table on a page of its own.", class_="al-nojs-note"),
+        nojs=True,
+    )  # fmt: skip
+
+
+def _live(uid: str) -> kit.HTML:
+    """What only the live widget shows (drawn by static/widgets/attention-lab.js)."""
+    views = h(
+        "fieldset",
+        h("legend", "Show"),
+        h("label", h("input", type="radio", name=f"{uid}-view", value="map", target="view",
+                     checked=True), " heat map"),
+        h("label", h("input", type="radio", name=f"{uid}-view", value="arcs", target="view"),
+          " arcs"),
+        class_="al-views",
+    )  # fmt: skip
+    tools = h(
+        "div",
+        h("button", "All 72 heads", type="button", class_="wk-button", target="all",
+          aria_expanded="false", aria_controls=f"{uid}-grid"),
+        h("button", "Share link", type="button", class_="wk-button", target="share"),
+        h("button", "Save map as SVG", type="button", class_="wk-button", target="export"),
+        h("label", h("input", type="checkbox", role="switch", id=f"{uid}-toy", target="toy"),
+          h("span", "toy model (§3's weights)"), class_="wk-switch"),
+        class_="al-tools",
+    )  # fmt: skip
+    return h(
+        "div",
+        h("p", h("span", "The model sees these tokens. ", class_="al-tokens-lead"),
+          "Pick one (arrow keys, or hover the map) to read its row.", class_="al-tokens-help",
+          id=f"{uid}-tokens-help"),
+        h("ul", role="listbox", aria_label="Tokens: pick the query whose row you read",
+          aria_describedby=f"{uid}-tokens-help", aria_orientation="horizontal", tabindex="0",
+          target="tokens", class_="al-tokens"),
+        h("p", "[CLS] and [SEP] are not your words: the model adds [CLS] at the start and [SEP] "
+          "at the end of every input. Heads with nothing to look for park their weight on them, "
+          "so from the second layer on they take much of every row.", class_="al-special"),
+        h("div", target="notes", class_="al-notes"),
+        views,
+        h("div",
+          h("div", h("svg", target="map", class_="al-map", role="img",
+                     aria_label="The heat map of the chosen head"), target="map-box"),
+          h("div", h("svg", target="arcs", class_="al-arcs", role="img",
+                     aria_label="The arcs of the chosen token"), target="arcs-box", hidden=True),
+          class_="al-figure wk-table-wrap", role="region", aria_label="the map", tabindex="0"),
+        h("p", target="row-words", class_="al-row-words"),
+        tools,
+        h("p", h("label", "Share this sentence, layer and head:", for_=f"{uid}-share-url"),
+          h("input", type="text", id=f"{uid}-share-url", readonly=True, target="share-url"),
+          class_="al-share", target="share-box", hidden=True),
+        h("div", id=f"{uid}-grid", target="grid", class_="al-grid", hidden=True),
+        h(
+            "section",
+            h("h3", "How one weight came about", class_="al-h"),
+            h("p", "The query is the token you picked; choose the key. The weight is that "
+              "head's query vector q against the key's vector k, summed, divided by √d, and "
+              "softmaxed with the rest of the row.", class_="al-neuron-help"),
+            h("span", h("label", "Key token", for_=f"{uid}-key"),
+              h("select", id=f"{uid}-key", target="key"), class_="al-pick"),
+            h("div", target="neuron", class_="al-neuron"),
+            class_="al-neuron-box",
+            aria_label="How one weight came about",
+        ),
+        js=True,
+    )  # fmt: skip
