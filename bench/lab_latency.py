@@ -3,8 +3,8 @@
     .venv/bin/python bench/lab_latency.py [requests] [clients]
 
 Serves the site as production does (page_weight.production_site: gunicorn, one gthread worker
-per core, SQLite; BENCH_PORT picks the port, else a free one) and signs in a learner who bought
-Unit 18 (page_weight.buyer_session). Every request is the page's own call: POST
+per core, SQLite; on BENCH_PORT when set) and signs in a learner who bought Unit 18
+(page_weight.buyer_session). Every request is the page's own call: POST
 /units/attention-and-transformers/lab/attention/ with the sentence, a layer and a head, on a
 keep-alive connection with the buyer's cookie, asking for gzip.
 
@@ -95,8 +95,7 @@ def summary(ms: list[float]) -> str:
 
 def main() -> None:
     print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
-    port = int(os.environ["BENCH_PORT"]) if os.environ.get("BENCH_PORT") else None
-    with production_site(port=port) as base:
+    with production_site() as base:
         cookie = buyer_session(base)
         first = Caller(base, cookie)
         ms, status, data = first.ask(SENTENCE)

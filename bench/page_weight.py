@@ -166,12 +166,9 @@ def visit(site: str, page: SectionPage, buyer: tuple[str, str] | None) -> tuple[
 
 
 @contextlib.contextmanager
-def production_site(
-    workers: int | None = None, threads: int = 4, port: int | None = None
-) -> Iterator[Site]:
+def production_site(workers: int | None = None, threads: int = 4) -> Iterator[Site]:
     """Build and serve the site like production; yields its base URL (http://127.0.0.1:PORT)
-    as a Site (a str that also carries the environment, for buyer_session()). ``port``: a free
-    one when None.
+    as a Site (a str that also carries the environment, for buyer_session()).
 
     Migrates a fresh SQLite database and runs collectstatic into a temporary directory, then
     starts gunicorn (gthread workers: keep-alive) and waits until it answers. Everything is
@@ -187,7 +184,7 @@ def production_site(
             ["manage.py", "collectstatic", "--noinput", "-v", "0"],
         ):
             subprocess.run([PY, *args], cwd=REPO, env=env, check=True, stdout=subprocess.DEVNULL)
-        port = port or _free_port()
+        port = _free_port()
         server = subprocess.Popen(
             [
                 PY,
