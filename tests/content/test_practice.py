@@ -33,6 +33,8 @@ PROBLEMS = (
     "p15-attention-row",
     "p15-attention-output",
     "p15-scaled-spread",
+    "p15-head-shapes",
+    "p15-layer-weights",
 )
 BAD = re.compile(r"\bnan\b|\binf\b|\{\{|\}\}", re.I)
 

@@ -151,3 +151,56 @@ def test_the_arena_variants_agree_with_closed_forms(seed: int) -> None:
     assert f["biased"] == str(4 * D * D + 4 * D)
     assert f["twice"] == str(3 * dk * dk) and f["forgot_wo"] == str(3 * D * D)
     assert f["full_width"] == str(3 * H * D * D + D * D) and f["one_bias"] == str(4 * D * D + D)
+
+
+# ---------------------------------------------------------------- the compiled page
+
+
+@pytest.fixture(scope="module")
+def page() -> tuple[str, str]:
+    """§7's HTML, and its visible text with the spaces squeezed."""
+    import re
+
+    from mathmachine.coursebook import compile_unit
+    from mathmachine.coursebook.passes.answers import visible_text
+
+    html = compile_unit(UNIT_DIR).section(7).html
+    return html, re.sub(r"\s+", " ", visible_text(html))
+
+
+def test_the_page_prints_the_worked_numbers(page: tuple[str, str]) -> None:
+    _, text = page
+    for name in (
+        "mh_w1_drink",
+        "mh_o1_drink",
+        "mh_w2_drink",
+        "mh_o2_drink",
+        "mh_concat_drink",
+        "mh_out_drink",
+        "mh_out_drink_sum",
+        "mh_out_drink_diff",
+        "mh_part1_drink",
+        "mh_part2_drink",
+        "mh_real_mults",
+    ):
+        assert F[name] in text, name
+    assert f"total {F['mh_e_total']}, so the weights are {F['mh_w1_drink']}" in text
+    assert f"in all {F['mh_toy_weights']}" in text
+
+
+def test_no_answer_before_its_check(page: tuple[str, str]) -> None:
+    """Beyond the compiler's own rule: the count with thousands separators, too."""
+    import re
+
+    from mathmachine.coursebook.passes.answers import visible_text
+
+    html, _ = page
+    before = {
+        m: visible_text(html.split(f"<!--check:{m}-->", 1)[0]) for m in ("s7-width", "s7-weights")
+    }
+    assert not re.search(r"(?<![\d.,])64(?![\d])", before["s7-width"])
+    for form in ("1,048,576", "1048576", "10,48,576"):
+        assert form not in before["s7-weights"]
+    # the three checks come in the order the prose needs them
+    order = [html.index(f"<!--check:{c}-->") for c in ("s7-width", "s7-concat", "s7-weights")]
+    assert order == sorted(order) and html.index('id="w8"') < order[2]

@@ -210,8 +210,8 @@ def figures() -> dict[str, str]:
 # --------------------------------------------------------------------------------------------
 # §15, the practice arena: multi-head shapes and weight counts, with fresh numbers (VARIANTS)
 
-WIDTHS = tuple(64 * k for k in range(2, 21))  # d_model 128 ... 1280
-HEADS = (2, 4, 6, 8, 12, 16, 20, 32)
+WIDTHS = tuple(64 * k for k in range(2, 41))  # d_model 128 ... 2560
+HEADS = (2, 4, 6, 8, 10, 12, 16, 20, 24, 32, 40)
 
 
 def _layer(rng: np.random.Generator) -> tuple[int, int, int] | None:
@@ -238,6 +238,8 @@ def head_shapes(seed: int) -> dict[str, str]:
         n = int(rng.integers(5, 41))
         if n in (h, dk, d) or n * h in (d, dk):
             return None  # a slip would print like the key
+        if str(dk) in str(d) or str(dk) in str(h):
+            return None  # the feedback prints d and h: d_k must not hide inside them (640, 40)
         st_cols = d  # the concatenation: h heads of width d_k side by side
         if st_cols != h * dk:
             raise AssertionError("h heads of width d_k make d_model columns")
