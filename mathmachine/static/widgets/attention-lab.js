@@ -10,7 +10,8 @@
 // GET form to the lab's page (a table), and the example's map is a table.
 //
 // Events (bubbling): "attention-lab:update", detail {layer, head, tokens, row, key, toy} after
-// every DOM update.
+// every DOM update: when a request leaves (detail.pending: the map is marked busy and the status
+// says so) and when its answer is drawn.
 import {WidgetElement, write} from './kit.js';
 import {fmt} from './math.js';
 import {selfAttention} from './attention-math.js';
@@ -149,6 +150,7 @@ export class AttentionLabElement extends WidgetElement {
     const asked = ++this.#asked
     this.#busy(true)
     this.show('Running the model on your sentence…')
+    this.emit('update', {...this.#detail(), pending: true}) // the busy state is on show
     try {
       const d = await this.#post(this.#params({view: 'head'}))
       if (asked !== this.#asked) return
