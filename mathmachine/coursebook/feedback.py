@@ -6,10 +6,12 @@
 A right answer gets the check's "correct" feedback. A wrong one gets the named mistakes it
 matches (computed by the engine alongside the key, or recognised by the kind); otherwise a hint,
 the first after the first wrong answer, the second after the next; otherwise the check's general
-"wrong" words. None of these prints the key (the compiler refuses one that does). A check with
-several boxes says which boxes are right. The worked answer (the check's {solution}) is shown
-after REVEAL_AFTER wrong answers, when the learner asks for it ("show me", recorded), and for
-a practice problem once it is answered right.
+"wrong" words. A practice problem's hints are not in its feedback: they open one at a time on
+request under "Need a hint?" (learning/_check.html), so its wrong answer points there instead of
+printing a hint the learner may have open already. None of these prints the key (the compiler
+refuses one that does). A check with several boxes says which boxes are right. The worked answer
+(the check's {solution}) is shown after REVEAL_AFTER wrong answers, when the learner asks for it
+("show me", recorded), and for a practice problem once it is answered right.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from .model import CheckDef
 
 REVEAL_AFTER = 3  # wrong answers after which the worked answer is shown without asking
 NOT_QUITE = "<p>Not quite. Go over the steps once more and try again.</p>"
+TRY_A_HINT = "<p>Go over the steps once more, or open “Need a hint?” above.</p>"
 
 
 @dataclass(frozen=True)
@@ -68,9 +71,9 @@ def feedback_for(
     if not bodies:
         if check.feedback_wrong_html:
             bodies.append(check.feedback_wrong_html)
-        if check.hints_html:
+        if check.hints_html and not check.problem:
             hint = min(max(wrong_attempts, 1), len(check.hints_html))
             bodies.append(check.hints_html[hint - 1])
         if not bodies:
-            bodies.append(NOT_QUITE)
+            bodies.append(TRY_A_HINT if check.hints_html else NOT_QUITE)
     return Feedback("wrong", fields, tuple(notes), "".join(bodies), hint, solution, offer)

@@ -1,6 +1,7 @@
-"""What a learner is shown after an answer: named mistakes first, else hints one by one, which
-boxes are right, the worked answer after three wrong answers or on request, and for a problem
-after a right answer; never the key before that (section 1's real checks)."""
+"""What a learner is shown after an answer: named mistakes first, else hints one by one (a
+problem's on request), which boxes are right, the worked answer after three wrong answers or on
+request, and for a problem after a right answer; never the key before that (section 1's real
+checks)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from mathmachine.coursebook import CheckDef, CompiledUnit, compile_unit
-from mathmachine.coursebook.feedback import NOT_QUITE, REVEAL_AFTER, feedback_for
+from mathmachine.coursebook.feedback import NOT_QUITE, REVEAL_AFTER, TRY_A_HINT, feedback_for
 from mathmachine.coursebook.grading import grade
 from mathmachine.coursebook.passes.answers import telling_figures, visible_text
 
@@ -123,3 +124,14 @@ def test_no_first_feedback_prints_the_key(sharpen: CheckDef, count: CheckDef) ->
 def test_general_words_when_there_is_nothing_else(sharpen: CheckDef) -> None:
     bare = CheckDef(**{**sharpen.__dict__, "hints_html": (), "mistakes": ()})
     assert shown(bare, ["(0.3, 0.3, 0.4)"]).body_html == NOT_QUITE
+
+
+def test_a_problem_points_to_its_hints_instead_of_printing_one(unit: CompiledUnit) -> None:
+    # Its hints open on request under "Need a hint?": printed in the feedback too, a learner who
+    # had opened them read each twice (the bug an earlier shift reported).
+    problem = unit.check("p15-soft-weights")
+    assert problem.problem and len(problem.hints_html) == 2
+    for wrong in (1, 2, REVEAL_AFTER):
+        fb = shown(problem, ["(0.3, 0.3, 0.4)"], wrong=wrong)
+        assert fb.verdict == "wrong" and fb.hint == 0 and fb.body_html == TRY_A_HINT
+        assert all(hint not in fb.body_html for hint in problem.hints_html)
