@@ -212,13 +212,13 @@ class LockedUnit:
 
     number: int
     title: str  # "" for a paid unit not published yet
-    paid_sections: tuple[tuple[int, str], ...]  # (number, title), in order
+    paid_sections: tuple[tuple[int, str, bool], ...]  # (number, title, written), in order
     free_sections: tuple[int, ...]
 
     @property
     def sections_span(self) -> str:
         """``"sections 2 to 16"`` (or ``"section 2"``, or ``"sections 2, 5 and 7"``)."""
-        numbers = [n for n, _ in self.paid_sections]
+        numbers = [n for n, _, _ in self.paid_sections]
         if not numbers:
             return ""
         if len(numbers) == 1:
@@ -287,7 +287,7 @@ def refund_preview(
             LockedUnit(
                 number=number,
                 title=unit.title if unit is not None else "",
-                paid_sections=tuple((s.number, s.title) for s in sections if not s.free),
+                paid_sections=tuple((s.number, s.title, s.written) for s in sections if not s.free),
                 free_sections=tuple(s.number for s in sections if s.free),
             )
         )

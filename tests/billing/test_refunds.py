@@ -10,12 +10,14 @@ import re
 import pytest
 import time_machine
 from billing_support import FakeRazorpay, post_webhook
+from django.conf import settings
 from django.utils import timezone
 
 from mathmachine.billing import services
 from mathmachine.billing.errors import RefundRefused
 from mathmachine.billing.models import Entitlement, Order, Refund
 from mathmachine.billing.selectors import entitled_unit_numbers, has_unit_access
+from mathmachine.coursebook import load_unit
 from mathmachine.learning.models import CheckAnswer, SectionVisit
 
 pytestmark = pytest.mark.django_db
@@ -271,6 +273,12 @@ def test_refund_asks_first_and_says_what_locks(client, paid, user, razorpay):
         assert "Refund ₹299?" in text
         assert "Unit 18 · Attention and Transformers: sections 2 to 15 lock again" in text
         assert "section 1 stays free" in text
+        # The list of what locks names each section, and says which are still being written.
+        unit = load_unit("attention-and-transformers", root=settings.CONTENT_DIR)
+        for section in unit.sections[1:]:
+            marked = f"{section.title} (still being written)"
+            assert (marked in text) is not section.written, section.number
+            assert section.title in text
         assert "until 8 March 2026, 16:00 (India time)" in text and "inside it" in text
         assert "answers and progress are kept" in text
         assert 'name="confirm" value="yes"' in text
