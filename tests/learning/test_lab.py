@@ -205,7 +205,10 @@ def test_nothing_typed_is_stored(buyer: Client) -> None:
 
 @pytest.fixture
 def _products_back(django_db_blocker) -> Iterator[None]:
-    """Requested before ``transactional_db``, so run after its flush."""
+    """Requested before ``transactional_db``: the products are there when the test starts (pytest-
+    django runs transactional tests last, and the one before may have flushed them: on PostgreSQL,
+    tests/billing/test_concurrency_postgres.py), and are put back after this test's flush."""
+    products_restore(django_db_blocker)
     yield
     products_restore(django_db_blocker)
 
