@@ -113,7 +113,9 @@ def chromium() -> Any:
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[None]:
     yield  # the test's fixtures (contexts, database flush) are torn down first
-    if "migration_data_kept" in getattr(item, "fixturenames", ()):
+    # After the session's last test the test database is already gone (its session fixture was
+    # torn down too): nothing is put back then.
+    if nextitem is not None and "migration_data_kept" in getattr(item, "fixturenames", ()):
         # A transactional test database is emptied (flushed) after each test; put back what the
         # migrations created, so later tests (here or in other modules) find the database as
         # migrations left it, whatever order they run in.

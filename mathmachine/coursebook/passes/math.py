@@ -8,6 +8,9 @@ pass wraps it:
 - amsmath's aligned / gathered, which it renders as one line with stray "&", are mapped to
   align* / displaylines (real <mtable>s); bare "\\\\" line breaks in display math likewise;
 - \\boxed{...} becomes <mrow class="boxed"> (MathML Core has no <menclose>);
+- \\operatorname{name} is set like \\sin, as an <mi> (latex2mathml makes it an <mo>, which a
+  browser spaces as an unknown operator, a thick space each side: "Concat ( head" where TeX prints
+  "Concat(head", and a formula a phone's width can hold no longer fits);
 - mathvariant="bold" / "sans-serif" / "double-struck" (\\mathbf, \\mathsf, \\mathbb), which MathML
   Core browsers ignore, become the Unicode mathematical alphanumeric characters themselves;
 - the LaTeX is kept in alttext for screen readers; display math gets display="block".
@@ -39,6 +42,9 @@ _ENV_MAP = {
     "equation*": None,
 }
 _CHAR_REF = re.compile(r"&#x([0-9A-Fa-f]+);|&#(\d+);")
+# The operator names latex2mathml itself writes as a word in an <mo> (\lim, \max, \det, ...):
+# they keep their <mo>. Any other word in an <mo> came from \operatorname.
+_OWN_OPERATORS = frozenset({"lim", "sup", "inf", "max", "min", "det", "gcd", "plim", "Pr"})
 
 
 class LatexError(ValueError):
@@ -149,6 +155,16 @@ def _restyle(el: Element) -> None:
 
 def _serialize(el: Element, out: list[str], unknown: list[str]) -> None:
     _restyle(el)
+    if (
+        el.tag == "mo"
+        and not el.attrib
+        and el.text
+        and len(el.text) > 1
+        and el.text.isascii()
+        and el.text.isalpha()
+        and el.text not in _OWN_OPERATORS
+    ):
+        el.tag = "mi"  # \operatorname{name}: a multi-letter <mi> is upright, with no spacing
     if el.tag == "menclose" and el.attrib.get("notation") == "box":
         # MathML Core (Chromium) has no <menclose>: \boxed becomes a classed <mrow> the
         # stylesheet draws a border around.
