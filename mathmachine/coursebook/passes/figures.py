@@ -2,6 +2,12 @@
 
 Figure values never contain a newline (load_figures rejects them), so every line keeps its
 number: errors found later still point at the right line of the source file.
+
+A line the writer began with a figure must not turn into a numbered list: "{{ s }}. Asking…"
+with s = 1 would read as "1. Asking…", an ordered list item (§3's trap did so). The full stop
+or parenthesis after a whole number that starts such a line is escaped ("1\\."), which Markdown
+shows as "1." in the paragraph. A variant's numbers can be 1 on some seeds, so this is done here
+and not left to the writer.
 """
 
 from __future__ import annotations
@@ -13,6 +19,8 @@ from ..errors import CompileError, UnknownFigureError, suggest
 
 FIGURE_REF = re.compile(r"\{\{(.*?)\}\}")
 NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]*$")
+STARTS_WITH_FIGURE = re.compile(r"^\s*\{\{")
+LIST_MARKER = re.compile(r"^(\s*\d{1,9})([.)])(?=\s|$)")  # CommonMark's ordered-list marker
 
 
 def substitute(
@@ -56,5 +64,8 @@ def substitute(
                 return m.group(0)
             return figures[name]
 
-        out_lines.append(FIGURE_REF.sub(replace, line))
+        out = FIGURE_REF.sub(replace, line)
+        if STARTS_WITH_FIGURE.match(line):
+            out = LIST_MARKER.sub(r"\1\\\2", out)
+        out_lines.append(out)
     return "\n".join(out_lines), errors

@@ -32,9 +32,9 @@ INPUTS = ("X", "W_Q", "W_K", "W_V")
 # The stages, in the order the "next step" button reveals them: (key, name, how it is made, in
 # words for the status line).
 STAGES = (
-    ("q", "Q", "X times W_Q"),
-    ("k", "K", "X times W_K"),
-    ("v", "V", "X times W_V"),
+    ("q", "Q", "X times the query matrix"),
+    ("k", "K", "X times the key matrix"),
+    ("v", "V", "X times the value matrix"),
     ("scores", "scores", "Q times K transposed"),
     ("weights", "weights A", "softmax of each row of the scores"),
     ("output", "output", "A times V"),
