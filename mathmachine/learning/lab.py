@@ -33,14 +33,18 @@ from django.conf import settings
 from django.core.cache import cache
 from numpy.typing import NDArray
 
-from mathmachine.coursebook.widgets.attention_lab import MAX_CHARS, MAX_TOKENS, PLACES
+from mathmachine.coursebook.widgets.attention_lab import (
+    MAX_CHARS,
+    MAX_TOKENS,
+    PLACES,
+    neuron_numbers,
+)
 from mathmachine.engine import shares_rounded
 from mathmachine.engine.pretrained import MODEL_SHA256, MiniLM, MiniLMRun, load_minilm
 
 #: The section whose gate the lab shares (unit.toml's slug of §6).
 LAB_SECTION_SLUG = "attention-lab"
 #: Decimals a head's weights are sent (and printed) with; thumbnails use one digit, round(9 w).
-NEURON_PLACES = 3
 THUMB_LEVELS = 9
 #: Model runs kept in this process (a 48-token run is about 1.2 MB: attention and hidden states).
 RUN_CACHE_SIZE = 32
@@ -258,7 +262,7 @@ def _decimals(units: NDArray[np.int64], places: int) -> list[list[float]]:
     return [[round(int(u) / scale, places) for u in row] for row in units]
 
 
-def _r(x: float, places: int = NEURON_PLACES) -> float:
+def _r(x: float, places: int) -> float:
     v = round(float(x), places)
     return 0.0 if v == 0 else v
 
@@ -349,26 +353,7 @@ def thumbnails_payload(lr: LabRun) -> dict[str, Any]:
 def neuron_payload(lr: LabRun, layer: int, head: int, query: int, key: int) -> dict[str, Any]:
     """How the weight of (query, key) in one head came about (mathmachine.engine's neuron_view)."""
     v = lr.model.neuron_view(lr.run, layer - 1, head - 1, query, key)
-    weights = shares_rounded(v.weights[None, :], NEURON_PLACES)[0]
-    return {
-        **_base(lr),
-        "view": "neuron",
-        "layer": layer,
-        "head": head,
-        "query": query,
-        "key": key,
-        "d_k": len(v.q),
-        "places": NEURON_PLACES,
-        "q": [_r(x) for x in v.q],
-        "k": [_r(x) for x in v.k],
-        "products": [_r(x) for x in v.products],
-        "score": _r(v.score),
-        "sqrt_d": _r(v.sqrt_d),
-        "scaled": _r(v.scaled),
-        "row": [_r(x) for x in v.row],
-        "weights": _decimals(weights[None, :], NEURON_PLACES)[0],
-        "weight": _r(v.weight),
-    }
+    return {**_base(lr), "view": "neuron", "layer": layer, "head": head, **neuron_numbers(v)}
 
 
 def echo(raw: object) -> str:

@@ -196,3 +196,15 @@ def test_without_javascript_the_form_opens_the_table(open_page: OpenPage) -> Non
     assert abs(float(tea_row[2]) - run.attention[0, 2, 3, 2]) <= 1e-3
     assert sum(round(float(x) * 1000) for x in tea_row[:-1]) == 1000
     assert site.scroll_width() <= 360
+
+
+def test_opening_the_page_asks_the_server_nothing(open_page: OpenPage) -> None:
+    """The example's map and its first neuron view come with the page (computed when the unit
+    was compiled): the model runs only for what the learner asks."""
+    site = open_page(None, buyer=True)
+    asked: list[str] = []
+    site.page.on("request", lambda r: asked.append(r.url) if "/lab/" in r.url else None)
+    site.goto(PAGE)
+    site.page.locator(t("neuron")).get_by_text("softmax over the row").wait_for()
+    assert asked == []
+    assert "of the row of “[CLS]”" in site.page.locator(t("neuron")).inner_text()

@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from mathmachine.engine import shares_rounded
-from mathmachine.engine.pretrained import load_minilm
+from mathmachine.engine.pretrained import NeuronView, load_minilm
 from mathmachine.engine.self_attention import self_attention_steps
 
 from . import Golden, WidgetContext, WidgetOptionError, kit, option, register
@@ -71,6 +71,30 @@ def golden(opts: dict[str, Any], ctx: WidgetContext) -> Golden:
     return g
 
 
+def neuron_numbers(v: NeuronView) -> dict[str, Any]:
+    """The neuron view as the lab sends it (3 decimals; the row's weights summing to 1.000)."""
+
+    def r(x: float) -> float:
+        return round(float(x), PLACES) + 0.0  # + 0.0: never -0.0
+
+    weights = shares_rounded(v.weights, PLACES)
+    return {
+        "query": v.query,
+        "key": v.key,
+        "d_k": len(v.q),
+        "places": PLACES,
+        "q": [r(x) for x in v.q],
+        "k": [r(x) for x in v.k],
+        "products": [r(x) for x in v.products],
+        "score": r(v.score),
+        "sqrt_d": r(v.sqrt_d),
+        "scaled": r(v.scaled),
+        "row": [r(x) for x in v.row],
+        "weights": [round(int(u) / 10**PLACES, PLACES) for u in weights],
+        "weight": r(v.weight),
+    }
+
+
 def units_to_text(units: np.ndarray) -> list[str]:
     return [f"{u / 10**PLACES:.{PLACES}f}" for u in units]
 
@@ -111,6 +135,12 @@ def render(opts: dict[str, Any], ctx: WidgetContext) -> str:
             "notes": [],
         },
         "toy": {k: ex["toy"][k] for k in ("words", "X", "W_Q", "W_K", "W_V")},
+        # the first neuron view the page shows ([CLS] against itself), so that opening the page
+        # asks the server nothing
+        "neuron": {
+            "tokens": run.tokens,
+            **neuron_numbers(model.neuron_view(run, layer - 1, head - 1, 0, 0)),
+        },
     }
     return kit.element(
         NAME,

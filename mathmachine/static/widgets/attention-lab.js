@@ -104,6 +104,8 @@ export class AttentionLabElement extends WidgetElement {
       }
       this.#ask()
     } else {
+      const first = {text: s.sentence, layer: s.layer, head: s.head, view: 'neuron', query: 0, key: 0}
+      this.#answers.set(JSON.stringify(first), s.neuron) // drawn by the server: no request
       this.#show({...s.initial, sentence: s.sentence}, false)
     }
   }
