@@ -214,7 +214,7 @@ def _rows_panel(uid: str, words: list[str], heads: list[dict[str, Any]], word: i
         ]  # fmt: skip
         panels.append(
             h("section",
-              h("h4", head["name"].capitalize(), ": row of ", h("q", words[word], target="chosen"),
+              h("h3", head["name"].capitalize(), ": row of ", h("q", words[word], target="chosen"),
                 class_="th-h"),
               h("ul", lines, class_="th-lines", target=f"bars-{k}"),
               class_="th-panel", aria_label=f"{head['name']}, the chosen word's row")
@@ -243,7 +243,7 @@ def _pipeline(
     shape = f"{st.concat.shape[0]} × {st.concat.shape[1]}"
     return h(
         "div",
-        h("h4", "From the heads to one vector: row of ", h("q", words[word], target="chosen"),
+        h("h3", "From the heads to one vector: row of ", h("q", words[word], target="chosen"),
           class_="th-h"),
         h("div", heads_part, class_="th-stages"),
         h("div",
