@@ -354,6 +354,30 @@ def tab_to(page: Any, selector: str, *, limit: int = 150, backwards: bool = Fals
     raise AssertionError(f"{key} never reached {selector} in {limit} presses")
 
 
+def sign_up_and_confirm(
+    page: Any, email: str, password: str, *, goto: Callable[[str], Any] | None = None
+) -> None:
+    """Sign up from the page's "Sign up" link, then open the confirmation link of the email
+    (verification is mandatory; the link signs the learner in): ends on "Your learning".
+    ``goto`` opens a path on the live site (the page's own ``goto`` when its context has a base
+    URL)."""
+    from django.core import mail
+
+    expect = playwright_api.expect
+    page.get_by_role("link", name="Sign up").click()
+    page.get_by_label("Email").fill(email)
+    page.get_by_label("Password", exact=True).fill(password)
+    page.get_by_label("Password (again)").fill(password)
+    page.get_by_role("button", name="Create account").click()
+    expect(page.get_by_role("heading", name="Confirm your email address")).to_be_visible()
+    (message,) = [m for m in mail.outbox if m.to == [email]]
+    link = re.search(r"https?://[^/\s]+(/accounts/confirm-email/\S+)", message.body)
+    assert link, message.body
+    (goto or page.goto)(link.group(1))
+    page.get_by_role("button", name="Yes, confirm it").click()
+    expect(page).to_have_url(re.compile(r"/your-learning/$"))
+
+
 def focused(page: Any) -> str:
     """A short description of the focused element (id, or tag and class), for assertions."""
     return page.evaluate(

@@ -18,6 +18,8 @@ from typing import Any
 
 import pytest
 
+from .conftest import sign_up_and_confirm
+
 playwright_api = pytest.importorskip("playwright.sync_api")
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -133,18 +135,7 @@ def test_what_the_shop_promised_before_payment_is_what_the_unit_opens(
     assert read_promise(page.locator(".plan .unit-contents").first.inner_text()) == promise
 
     # Sign up (mandatory email verification: the link signs the learner in).
-    page.get_by_role("link", name="Sign up").click()
-    page.get_by_label("Email").fill(EMAIL)
-    page.get_by_label("Password", exact=True).fill(PASSWORD)
-    page.get_by_label("Password (again)").fill(PASSWORD)
-    page.get_by_role("button", name="Create account").click()
-    expect(page.get_by_role("heading", name="Confirm your email address")).to_be_visible()
-    (message,) = [m for m in mail.outbox if m.to == [EMAIL]]
-    link = re.search(r"https?://[^/\s]+(/accounts/confirm-email/\S+)", message.body)
-    assert link, message.body
-    site.goto(link.group(1))
-    page.get_by_role("button", name="Yes, confirm it").click()
-    expect(page).to_have_url(re.compile(r"/your-learning/$"))
+    sign_up_and_confirm(page, EMAIL, PASSWORD, goto=site.goto)
     expect(page.locator(".flash", has_text=f"signed in as {EMAIL}.")).to_be_visible()
 
     # Buy Unit 18 in test mode.

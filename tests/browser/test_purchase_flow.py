@@ -12,6 +12,8 @@ from collections.abc import Iterator
 
 import pytest
 
+from .conftest import sign_up_and_confirm
+
 playwright_api = pytest.importorskip("playwright.sync_api")
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -56,20 +58,8 @@ def test_sign_up_answer_buy_read_refund_and_keep_the_answer(page) -> None:
 
     # Sign up (email and password only), landing on "Your learning".
     page.goto("/")
-    page.get_by_role("link", name="Sign up").click()
-    page.get_by_label("Email").fill(EMAIL)
-    page.get_by_label("Password", exact=True).fill(PASSWORD)
-    page.get_by_label("Password (again)").fill(PASSWORD)
-    page.get_by_role("button", name="Create account").click()
     # Email verification is mandatory: the link in the email, opened here, signs the learner in.
-    expect(page.get_by_role("heading", name="Confirm your email address")).to_be_visible()
-    from django.core import mail
-
-    (message,) = [m for m in mail.outbox if m.to == [EMAIL]]
-    link = re.search(r"https?://[^/\s]+(/accounts/confirm-email/\S+)", message.body).group(1)
-    page.goto(link)
-    page.get_by_role("button", name="Yes, confirm it").click()
-    expect(page).to_have_url(re.compile(r"/your-learning/$"))
+    sign_up_and_confirm(page, EMAIL, PASSWORD)
     expect(page.get_by_role("heading", name="Your learning", level=1)).to_be_visible()
 
     # Answer the second check of §1 (the page's script sends it in the background).

@@ -12,6 +12,7 @@ from mathmachine.engine.self_attention import self_attention_shapes, self_attent
 from mathmachine.engine.softmax import softmax
 
 from .printing import dec, plain, vec
+from .variants import distinct, draw
 
 EXAMPLES: dict[str, Any] = {
     "self_attention": {
@@ -132,22 +133,6 @@ def figures() -> dict[str, str]:
 # §15, the practice arena: self-attention by hand, with fresh numbers (VARIANTS)
 
 WORDS = ("I", "drink", "tea")
-MAX_DRAWS = 1000
-
-
-def draw(seed: int, make: Callable[[np.random.Generator], dict[str, str] | None]) -> dict[str, str]:
-    """The first acceptable draw of ``make`` from the seed's generator (None = draw again), so a
-    seed always gives the same problem."""
-    rng = np.random.default_rng(seed)
-    for _ in range(MAX_DRAWS):
-        got = make(rng)
-        if got is not None:
-            return got
-    raise ValueError(f"no acceptable problem in {MAX_DRAWS} draws for seed {seed}")
-
-
-def _distinct(*printed: str) -> bool:
-    return len(set(printed)) == len(printed)
 
 
 def _small_matrix(rng: np.random.Generator, shape: tuple[int, int]) -> np.ndarray:
@@ -177,7 +162,7 @@ def attention_row(seed: int) -> dict[str, str]:
         no_matrices = vec(softmax(st.x[i] @ st.x.T))  # forgot W_Q and W_K
         column = vec(softmax(st.scores[:, i]))  # how well the others' queries fit word i's key
         no_exp = vec(row / row.sum())  # the raw scores divided by their total, no exponentials
-        if not _distinct(key, no_matrices, column, no_exp, vec(st.weights[i][::-1])):
+        if not distinct(key, no_matrices, column, no_exp, vec(st.weights[i][::-1])):
             return None
         exps = np.exp(row)
         f = {
@@ -223,7 +208,7 @@ def attention_output(seed: int) -> dict[str, str]:
         keys_blended = vec(w @ k)  # blended the keys instead of the values
         mean = vec(v.mean(axis=0))  # the plain mean of the values
         column = vec(softmax(scores[:, i]) @ v)  # weights from the column
-        if not _distinct(key, keys_blended, mean, column, vec(out[::-1])):
+        if not distinct(key, keys_blended, mean, column, vec(out[::-1])):
             return None
         f = {
             "word": WORDS[i],

@@ -21,7 +21,8 @@ from mathmachine.engine.softmax import softmax
 
 from .printing import dec, plain, vec
 from .s03_self_attention import EXAMPLES as S3_EXAMPLES
-from .s03_self_attention import draw, pmatrix
+from .s03_self_attention import pmatrix
+from .variants import draw
 
 EXAMPLES: dict[str, Any] = {
     # Widget 4: q . k for `samples` random pairs, drawn by mulberry32 + Box-Muller from `seed`

@@ -22,7 +22,8 @@ from mathmachine.engine import attention_weight_count, head_dim
 from mathmachine.engine.heads import multi_head_cost, multi_head_steps
 
 from .printing import MINUS, dec, plain, vec
-from .s03_self_attention import draw, pmatrix
+from .s03_self_attention import pmatrix
+from .variants import distinct, draw
 
 WORDS = ["I", "always", "drink", "tea"]
 ROLES = ["doer", "action", "thing", "manner"]
@@ -223,10 +224,6 @@ def _layer(rng: np.random.Generator) -> tuple[int, int, int] | None:
     return d, h, head_dim(d, h)
 
 
-def _distinct(*printed: str) -> bool:
-    return len(set(printed)) == len(printed)
-
-
 def head_shapes(seed: int) -> dict[str, str]:
     """Problem: d_model, h and n: d_k, and the shape of the concatenation of the heads."""
 
@@ -280,7 +277,7 @@ def layer_weights(seed: int) -> dict[str, str]:
             "one_bias": total + d,  # counted one bias vector, not four
         }
         printed = [str(per_head), str(total), str(biased), *(str(v) for v in slips.values())]
-        if not _distinct(*printed):
+        if not distinct(*printed):
             return None
         f = {
             "d": str(d),

@@ -25,10 +25,10 @@ from mathmachine.engine import (
 )
 
 from .printing import MINUS, dec, plain, vec
+from .variants import distinct, draw
 
 Figures = dict[str, str]
 Array = NDArray[np.float64]
-MAX_DRAWS = 200
 
 
 def _mat(m: Array, fmt: Callable[[float], str] = dec) -> str:
@@ -47,20 +47,6 @@ def _tex(text: str) -> str:
     return text.replace(MINUS, "-")
 
 
-def _distinct(*printed: str) -> bool:
-    return len(set(printed)) == len(printed)
-
-
-def _draw(seed: int, make: Callable[[np.random.Generator], Figures | None]) -> Figures:
-    """The first acceptable draw of ``make`` from the seed's generator."""
-    rng = np.random.default_rng(seed)
-    for _ in range(MAX_DRAWS):
-        figures = make(rng)
-        if figures is not None:
-            return figures
-    raise ValueError(f"no acceptable problem in {MAX_DRAWS} draws for seed {seed}")
-
-
 # ------------------------------------------------------------------ problem 1: soft-lookup weights
 
 
@@ -77,7 +63,7 @@ def soft_weights(seed: int) -> Figures:
         key = vec(lb.weights)
         no_exp = vec(lb.scores / lb.scores.sum())
         by_scores = vec(exps / lb.scores.sum())
-        if not _distinct(key, no_exp, by_scores) or np.abs(exps / lb.scores.sum()).max() > 99:
+        if not distinct(key, no_exp, by_scores) or np.abs(exps / lb.scores.sum()).max() > 99:
             return None
         f: Figures = {"q": vec(q, plain), "scores": vec(lb.scores, plain)}
         f.update(weights=key, no_exp=no_exp, by_scores=by_scores)
@@ -88,7 +74,7 @@ def soft_weights(seed: int) -> Figures:
         f["top"] = ["“I”", "“drink”", "“tea”"][int(np.argmax(lb.weights))]
         return f
 
-    return _draw(seed, make)
+    return draw(seed, make)
 
 
 # ------------------------------------------------------------- problem 2: a soft lookup's output
@@ -109,7 +95,7 @@ def soft_output(seed: int) -> Figures:
         mean = values.mean()
         hard = values[int(np.argmax(scores))]
         key, printed = dec(out, 2), [dec(mean, 2), dec(hard, 2)]
-        if not _distinct(key, *printed) or abs(out - mean) < 0.5 or abs(out - hard) < 0.5:
+        if not distinct(key, *printed) or abs(out - mean) < 0.5 or abs(out - hard) < 0.5:
             return None
         f: Figures = {"query": vec(query, plain), "output": key, "mean": printed[0]}
         f["hard"] = printed[1]
@@ -124,7 +110,7 @@ def soft_output(seed: int) -> Figures:
             f[f"t{i}"] = f"{dec(w)} \\times {plain(v)}"
         return f
 
-    return _draw(seed, make)
+    return draw(seed, make)
 
 
 # ------------------------------------------------------------------ problem 3: additive scores
@@ -147,7 +133,7 @@ def additive(seed: int) -> Figures:
         no_tanh = inner @ v
         swapped = np.tanh(notes @ W2.T + W1 @ q) @ v
         key = vec(scores)
-        if not _distinct(key, vec(no_tanh), vec(swapped)) or abs(scores[0] - scores[1]) < 0.01:
+        if not distinct(key, vec(no_tanh), vec(swapped)) or abs(scores[0] - scores[1]) < 0.01:
             return None
         if np.abs(scores).min() < 0.05:
             return None  # a score of 0.000 teaches less than one that is clearly not 0
@@ -165,7 +151,7 @@ def additive(seed: int) -> Figures:
         f["weights"] = vec(softmax(scores))
         return f
 
-    return _draw(seed, make)
+    return draw(seed, make)
 
 
 # ------------------------------------------------------------------ problem 4: general scores
@@ -187,7 +173,7 @@ def general(seed: int) -> Figures:
             return None  # equal scores; or weights so extreme they print as 0.000 and 1.000
         key = (vec(scores, plain), vec(softmax(scores)))
         slips = (vec(transposed, plain), vec(plain_dot, plain))
-        if not _distinct(key[0], *slips):
+        if not distinct(key[0], *slips):
             return None
         f: Figures = {"scores": key[0], "weights": key[1]}
         f.update(transposed=slips[0], transposed_w=vec(softmax(transposed)))
@@ -200,7 +186,7 @@ def general(seed: int) -> Figures:
             f[f"w{n}"] = dec(softmax(scores)[j])
         return f
 
-    return _draw(seed, make)
+    return draw(seed, make)
 
 
 # ------------------------------------------------------------------ problem 5: the gradient
@@ -221,7 +207,7 @@ def gradient(seed: int) -> Figures:
         unweighted = np.eye(2) + outer  # forgot the share alpha_1
         key = _mat(grad)
         slips = (_mat(indirect), _mat(unweighted), _mat(grad.T))
-        if not _distinct(key, *slips) or np.allclose(np.round(grad, 3), np.round(grad.T, 3)):
+        if not distinct(key, *slips) or np.allclose(np.round(grad, 3), np.round(grad.T, 3)):
             return None
         f: Figures = {"grad": key, "indirect": slips[0], "unweighted": slips[1]}
         f.update(h1=vec(notes[0], plain), h2=vec(notes[1], plain), q=vec(q, plain))
@@ -232,7 +218,7 @@ def gradient(seed: int) -> Figures:
         f["s1"], f["s2"] = plain(lb.scores[0]), plain(lb.scores[1])
         return f
 
-    return _draw(seed, make)
+    return draw(seed, make)
 
 
 VARIANTS = {

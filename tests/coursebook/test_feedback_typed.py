@@ -1,6 +1,7 @@
-"""The checks of §7 (real content): each named mistake, typed as a learner would type it, is
-recognised and explained; the key is right in the forms a learner types; no first feedback
-prints the key (nor the count with its thousands separators); the worked answer holds it."""
+"""The typed-answer checks of §2-§4 and §7 (real content): each named mistake, typed as a
+learner would type it, is recognised and explained; the key is right in the forms a learner
+types; no first feedback prints the key (nor a count with its thousands separators); the worked
+answer holds it. (§5's checks are choices: test_feedback_s05.py.)"""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from mathmachine.coursebook.grading import grade
 from mathmachine.coursebook.passes.answers import telling_figures, visible_text
 
 UNIT = Path(__file__).resolve().parents[2] / "content" / "units" / "18-attention-and-transformers"
+SECTIONS = (2, 3, 4, 7)
 
 
 @pytest.fixture(scope="module")
@@ -23,6 +25,40 @@ def unit() -> CompiledUnit:
 
 # check id -> {answer as typed: (the mistake's name, words of its explanation)}
 MISTAKES: dict[str, dict[tuple[str, ...], tuple[str, str]]] = {
+    "s2-anything": {
+        ("0",): ("zero-query-zero-answer", "zero *scores*"),
+        ("104",): ("weights-of-one", "the sum of the prices"),
+        ("₹12",): ("the-best-key", "That is chai's price"),
+        ("19.30",): ("the-worked-answer", "hot, a little sweet"),
+    },
+    "s2-sharpest": {
+        ("45",): ("the-dearest", "the largest price, lassi's"),
+        ("26",): ("the-plain-mean", "That is the plain mean"),
+        ("19.3",): ("beta-changes-nothing", "multiplies every score"),
+    },
+    "s3-shapes": {
+        ("6", "6", "6", "4"): ("output-as-wide-as-the-words", "the width of $V$"),
+        ("6", "3", "6", "5"): ("scores-shaped-like-q", "That is the shape of $Q$"),
+        ("3", "3", "6", "5"): ("q-transposed-times-k", "That would be"),
+    },
+    "s3-rows": {
+        ("1", "1"): ("columns-add-to-one-too", "Columns are not shares"),
+        ("1.00", "1.00"): ("columns-add-to-one-too", "Columns are not shares"),
+    },
+    "s3-itself": {
+        ("next",): ("next-word", "Nothing in a dot product knows about order"),
+        ("first",): ("first-word", "no special place"),
+        ("equal",): ("all-equal", "only if all the words are the same vector"),
+    },
+    "s4-spread": {
+        ("8", "2.828"): ("square-root-as-the-variance", "the *standard deviation*"),
+        ("1", "1"): ("spread-of-one-piece", "does not keep the spread"),
+        ("4096", "64"): ("d-squared", "That is $d$ squared"),
+    },
+    "s4-scaled": {
+        ("8", "2.83"): ("divided-the-variance-by-the-root", "an average of *squares*"),
+        ("64", "8"): ("nothing-changes", "the spreads before dividing"),
+    },
     "s7-width": {
         ("4096", "512", "64"): ("multiplied", "Divide."),
         ("64", "512", "512"): ("full-width-query", "A head's query is short"),
@@ -42,15 +78,21 @@ MISTAKES: dict[str, dict[tuple[str, ...], tuple[str, str]]] = {
     },
 }
 RIGHT = {
+    "s2-anything": [("26",), ("₹26",), ("Rs. 26",), ("26.00",)],
+    "s2-sharpest": [("12",), ("₹ 12",), ("≈ ₹12",)],
+    "s3-shapes": [("6", "6", "6", "5")],
+    "s3-rows": [("1", "1.73"), ("1.00", "1.727")],
+    "s3-itself": [("itself",)],
+    "s4-spread": [("64", "8"), ("६४", "8.0")],
+    "s4-scaled": [("1", "1"), ("1.00", "1.0")],
     "s7-width": [("64", "512", "64"), ("६४", "512", "64.0")],
     "s7-concat": [("10", "512")],
     "s7-weights": [("1048576",), ("1,048,576",), ("10,48,576",), ("१०४८५७६",)],
 }
 
 
-def test_every_check_of_the_section_is_covered(unit: CompiledUnit) -> None:
-    ids = [c.id for c in unit.section(7).checks]
-    assert ids == ["s7-width", "s7-concat", "s7-weights"]
+def test_every_check_of_the_sections_is_covered(unit: CompiledUnit) -> None:
+    ids = [c.id for n in SECTIONS for c in unit.section(n).checks]
     assert sorted(ids) == sorted(MISTAKES) == sorted(RIGHT)
     for check_id, typed in MISTAKES.items():
         names = {name for name, _ in typed.values()}
@@ -102,7 +144,7 @@ def test_the_worked_answer_shows_the_key(unit: CompiledUnit, check_id: str) -> N
         assert figure in solution, (check_id, figure)
 
 
-def test_hints_never_print_the_key_in_any_form(unit: CompiledUnit) -> None:
+def test_hints_of_section_7_never_print_the_key_in_any_form(unit: CompiledUnit) -> None:
     for check in unit.section(7).checks:
         for hint in check.hints_html:
             text = visible_text(hint)
