@@ -3,6 +3,17 @@
 Every figure a learner sees is computed here. See docs/engine.md for the public API.
 """
 
+from .anatomy import (
+    BlockStage,
+    BlockWalk,
+    LayerNormSteps,
+    ResidualGradient,
+    WeightCount,
+    block_walk,
+    layer_norm_steps,
+    model_weight_count,
+    residual_gradient,
+)
 from .attention import (
     attention,
     attention_backward,
@@ -67,6 +78,17 @@ from .layers import (
 )
 from .lookback import LookBack, alignment_map, context_gradient, context_vector, look_back
 from .lookup import HardLookup, SoftLookup, hard_lookup, lookup_limit, soft_lookup
+from .order import (
+    RotaryPair,
+    ShuffleTest,
+    pe_dot,
+    pe_dot_terms,
+    pe_frequencies,
+    pe_shift_matrix,
+    rotary_pair,
+    rotate_plane,
+    shuffle_test,
+)
 from .positions import (
     relative_position_bias,
     relative_position_bias_backward,
@@ -94,13 +116,20 @@ from .self_attention import SelfAttentionSteps, self_attention_shapes, self_atte
 from .softmax import shares_rounded, softmax, softmax_jacobian
 
 __all__ = [
+    "BlockStage",
+    "BlockWalk",
     "DotProductSamples",
     "HardLookup",
     "Histogram",
+    "LayerNormSteps",
     "LookBack",
     "MultiHeadSteps",
+    "ResidualGradient",
+    "RotaryPair",
     "SelfAttentionSteps",
+    "ShuffleTest",
     "SoftLookup",
+    "WeightCount",
     "additive_scores",
     "alignment_map",
     "attention",
@@ -109,6 +138,7 @@ __all__ = [
     "attention_score_bytes",
     "attention_score_count",
     "attention_weight_count",
+    "block_walk",
     "block_weight_count",
     "causal_mask",
     "context_gradient",
@@ -147,6 +177,7 @@ __all__ = [
     "layer_norm",
     "layer_norm_backward",
     "layer_norm_forward",
+    "layer_norm_steps",
     "linear",
     "linear_backward",
     "linear_forward",
@@ -154,6 +185,7 @@ __all__ = [
     "look_back",
     "lookup_limit",
     "merge_heads",
+    "model_weight_count",
     "mulberry32",
     "multi_head_attention",
     "multi_head_attention_backward",
@@ -163,6 +195,10 @@ __all__ = [
     "normal_cdf",
     "normal_stream",
     "padding_mask",
+    "pe_dot",
+    "pe_dot_terms",
+    "pe_frequencies",
+    "pe_shift_matrix",
     "relative_position_bias",
     "relative_position_bias_backward",
     "relative_position_bias_forward",
@@ -170,12 +206,16 @@ __all__ = [
     "relu",
     "relu_backward",
     "relu_forward",
+    "residual_gradient",
     "rotary",
     "rotary_backward",
     "rotary_forward",
+    "rotary_pair",
+    "rotate_plane",
     "self_attention_shapes",
     "self_attention_steps",
     "shares_rounded",
+    "shuffle_test",
     "sign_sum_distribution",
     "sinusoidal_positions",
     "slope_size",
