@@ -18,6 +18,8 @@ from django.template.response import TemplateResponse
 from django.utils import timezone
 from django.utils.html import format_html
 
+from mathmachine import printing
+
 from . import selectors, services
 from .errors import BillingError
 from .models import (
@@ -28,13 +30,12 @@ from .models import (
     Product,
     ProviderEvent,
     Refund,
-    format_paise,
 )
 
 
 def rupees(paise: int) -> str:
     """The admin's money: ``99900`` → ``"₹999.00"``."""
-    return format_paise(paise, exact=True)
+    return printing.paise(paise, exact=True)
 
 
 def mode_label(provider: str, *, long: bool = False) -> str:

@@ -1,8 +1,11 @@
 """Billing: what is for sale, who bought what, and who may read which unit.
 
 Money is always an integer number of paise (₹1 = 100 paise) with an ISO currency code; nothing
-here uses floats. Prices live in :class:`Product` (admin-editable); an :class:`Order` copies the
-price when it is created, so a later price change never alters what a learner was asked to pay.
+here uses floats, and amounts are printed by the project's one printer
+(``mathmachine.printing.paise``: "₹299", "₹299.50", Indian grouping; ``exact=True`` "₹299.00", as
+the admin shows them). Prices live in :class:`Product` (admin-editable); an :class:`Order` copies
+the price when it is created, so a later price change never alters what a learner was asked to
+pay.
 
 The paid units are the database rows ``Product(kind=UNIT)``: a unit becomes a paid unit when its
 product is created (a data migration when the unit ships, or the admin), in the same place and
@@ -25,32 +28,13 @@ from django.db import models
 from django.db.models import Q
 from django.utils import timezone
 
+from mathmachine import printing
+
 from .errors import IllegalTransition
 
 #: The published offer: "all seven paid units". The admin refuses an eighth unit product.
 PAID_UNITS_PROMISED = 7
 CURRENCY = "INR"
-
-
-def format_paise(paise: int, *, exact: bool = False) -> str:
-    """``29900`` → ``"₹299"``; ``29950`` → ``"₹299.50"`` (Indian digit grouping for lakhs).
-
-    ``exact=True`` always shows the paise (``"₹299.00"``), as the operator's admin does; a
-    negative amount (a day's net) gets a minus sign: ``"−₹299.00"``.
-    """
-    sign = "−" if paise < 0 else ""
-    rupees, rest = divmod(abs(int(paise)), 100)
-    digits = str(rupees)
-    if len(digits) > 3:
-        head, tail = digits[:-3], digits[-3:]
-        groups: list[str] = []
-        while len(head) > 2:
-            groups.insert(0, head[-2:])
-            head = head[:-2]
-        if head:
-            groups.insert(0, head)
-        digits = ",".join([*groups, tail])
-    return f"{sign}₹{digits}" + (f".{rest:02d}" if rest or exact else "")
 
 
 class Product(models.Model):
@@ -100,7 +84,7 @@ class Product(models.Model):
 
     @property
     def price_display(self) -> str:
-        return format_paise(self.price_paise)
+        return printing.paise(self.price_paise)
 
     def clean(self) -> None:
         if self.kind == self.Kind.UNIT:
@@ -214,7 +198,7 @@ class Order(models.Model):
 
     @property
     def amount_display(self) -> str:
-        return format_paise(self.amount_paise)
+        return printing.paise(self.amount_paise)
 
     @property
     def test_mode(self) -> bool:
@@ -269,7 +253,7 @@ class Payment(models.Model):
 
     def __str__(self) -> str:
         label = " · duplicate" if self.duplicate else ""
-        amount = format_paise(self.amount_paise, exact=True)
+        amount = printing.paise(self.amount_paise, exact=True)
         return f"{self.provider_payment_id} · {amount} · {self.status}{label}"
 
 

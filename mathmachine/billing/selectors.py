@@ -17,9 +17,10 @@ from django.db.models.functions import TruncDate
 from django.http import Http404
 from django.utils import timezone
 
+from mathmachine import printing
 from mathmachine.coursebook.model import CompiledUnit
 
-from .models import PAID_UNITS_PROMISED, Entitlement, Order, Product, Refund, format_paise
+from .models import PAID_UNITS_PROMISED, Entitlement, Order, Product, Refund
 
 User: TypeAlias = AbstractBaseUser | AnonymousUser
 
@@ -246,7 +247,7 @@ class RefundPreview:
 
     @property
     def amount_exact(self) -> str:
-        return format_paise(self.order.amount_paise, exact=True)
+        return printing.paise(self.order.amount_paise, exact=True)
 
 
 def refund_preview(
@@ -321,15 +322,15 @@ class SalesDay:
 
     @property
     def revenue(self) -> str:
-        return format_paise(self.revenue_paise, exact=True)
+        return printing.paise(self.revenue_paise, exact=True)
 
     @property
     def refunded(self) -> str:
-        return format_paise(self.refunded_paise, exact=True)
+        return printing.paise(self.refunded_paise, exact=True)
 
     @property
     def net(self) -> str:
-        return format_paise(self.net_paise, exact=True)
+        return printing.paise(self.net_paise, exact=True)
 
 
 def sales_by_day(*, test_mode: bool, days: int = 30, today: date | None = None) -> list[SalesDay]:

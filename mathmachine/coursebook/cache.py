@@ -37,6 +37,7 @@ REPO_ROOT = PACKAGE_DIR.parents[1]
 DEFAULT_CONTENT_ROOT = REPO_ROOT / "content" / "units"
 DEFAULT_CACHE_DIR = Path(os.environ.get("MATHMACHINE_VAR_DIR") or REPO_ROOT / "var") / "coursebook"
 CODE_PACKAGES = (PACKAGE_DIR, PACKAGE_DIR.parent / "engine")
+CODE_FILES = (PACKAGE_DIR.parent / "printing.py",)  # the one printer figures and widgets use
 LIBRARIES = ("markdown-it-py", "mdit-py-plugins", "latex2mathml", "numpy")
 log = logging.getLogger(__name__)
 
@@ -99,7 +100,7 @@ def _unit_files(folder: Path) -> list[Path]:
 
 @lru_cache(maxsize=1)
 def code_digest() -> str:
-    """sha256 of the coursebook and engine sources and the parser libraries' versions.
+    """sha256 of the coursebook, engine and printer sources and the parser libraries' versions.
 
     Computed once per process: code that changes on disk is not the code this process runs.
     """
@@ -116,6 +117,8 @@ def code_digest() -> str:
                 continue
             h.update(p.relative_to(pkg.parent).as_posix().encode() + b"\0")
             h.update(p.read_bytes() + b"\0")
+    for p in CODE_FILES:
+        h.update(p.name.encode() + b"\0" + p.read_bytes() + b"\0")
     return h.hexdigest()
 
 

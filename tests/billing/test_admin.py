@@ -14,8 +14,9 @@ from billing_support import FakeRazorpay, post_webhook, rzp_id
 from django.contrib.auth import get_user_model
 
 from mathmachine.billing import selectors
-from mathmachine.billing.models import Order, Payment, Product, ProviderEvent, Refund, format_paise
+from mathmachine.billing.models import Order, Payment, Product, ProviderEvent, Refund
 from mathmachine.learning.models import CheckAnswer, SectionVisit
+from mathmachine.printing import paise
 
 pytestmark = pytest.mark.django_db
 
@@ -205,11 +206,11 @@ def test_money_is_in_rupees_on_every_billing_admin_page(
         assert not re.search(r"\b(29900|99900|129800)\b", text), url
 
 
-def test_format_paise_exact_shows_paise_and_signs():
-    assert format_paise(99900, exact=True) == "₹999.00"
-    assert format_paise(12345678, exact=True) == "₹1,23,456.78"
-    assert format_paise(-29900, exact=True) == "−₹299.00"
-    assert format_paise(29900) == "₹299"  # the learner's pages keep the short form
+def test_paise_exact_shows_paise_and_signs():
+    assert paise(99900, exact=True) == "₹999.00"
+    assert paise(12345678, exact=True) == "₹1,23,456.78"
+    assert paise(-29900, exact=True) == "−₹299.00"
+    assert paise(29900) == "₹299"  # the learner's pages keep the short form
 
 
 def test_learners_answers_are_read_only_in_the_admin(client, operator, user):

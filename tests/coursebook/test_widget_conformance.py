@@ -223,4 +223,8 @@ def test_the_checks_can_fail() -> None:
         "onclick",
     ]
     assert not bad.state and not bad.tags("table")
-    assert imports("widgets/translate-lookback.js") == {"widgets/kit.js", "widgets/math.js"}
+    assert imports("widgets/translate-lookback.js") == {
+        "widgets/kit.js",
+        "widgets/math.js",
+        "widgets/printing.js",
+    }

@@ -1,8 +1,10 @@
 // math.js's behaviour beyond the engine's numbers (those are golden vectors, run for every module
-// by golden.test.mjs): what it rejects, and how it prints. Run: node --test tests/js/
+// by golden.test.mjs): what it rejects, and the figures of §1 as printing.js prints them.
+// Run: node --test tests/js/
 import {test} from 'node:test'
 import assert from 'node:assert/strict'
-import {alignmentRow, context, dot, fmt, scale, softmax} from '../../mathmachine/static/widgets/math.js'
+import {alignmentRow, context, dot, scale, softmax} from '../../mathmachine/static/widgets/math.js'
+import {dec as fmt} from '../../mathmachine/static/widgets/printing.js'
 
 test('softmax rejects what the engine rejects', () => {
   assert.throws(() => softmax([]), RangeError)
@@ -26,9 +28,3 @@ test('Widget 1: the numbers the section prints', () => {
   assert.deepEqual(alignmentRow(chai, notes).map((v) => fmt(v)), ['0.100', '0.164', '0.736'])
 })
 
-test('fmt prints fixed places and no negative zero', () => {
-  assert.equal(fmt(0.7361247243125939), '0.736')
-  assert.equal(fmt(1 / 3), '0.333')
-  assert.equal(fmt(-1e-9), '0.000')
-  assert.equal(fmt(2, 1), '2.0')
-})

@@ -9,6 +9,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
+from mathmachine.printing import dec
+
 from .base import FieldSpec, KeyFormatError, Kind, Mark, Refusal, avoid, register, spelled
 from .numeric import SLACK, count_message, unreadable_message
 from .reader import Num, Numbers, Unreadable, normalize, read_number, read_numbers
@@ -80,7 +82,7 @@ class FractionKind(Kind):
         return _close_enough(value, mistake.exact, mistake.places)
 
     def printed(self, key: FractionKey) -> tuple[str, ...]:
-        decimal = f"{float(key.exact):.{key.places}f}".replace("-", "\u2212")
+        decimal = dec(float(key.exact), key.places)
         return (key.text, decimal)
 
     def input_attrs(self, key: Any) -> dict[str, Any]:

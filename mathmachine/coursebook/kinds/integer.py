@@ -7,8 +7,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from mathmachine.printing import dec
+
 from .base import KeyFormatError, Mark, Refusal, avoid, register
-from .numeric import NumericKey, NumericKind, fmt
+from .numeric import NumericKey, NumericKind
 from .reader import Numbers
 
 
@@ -27,7 +29,7 @@ class IntegerKind(NumericKind):
         return NumericKey(key.text, key.shape, key.values, (0,), (0.0,))
 
     def help_text(self, key: NumericKey) -> str:
-        example = avoid(("12", "40", "7"), [fmt(v, 0) for v in key.values])
+        example = avoid(("12", "40", "7"), [dec(v, 0) for v in key.values])
         return f"Type a whole number, like {example}."
 
     def fit(self, numbers: Numbers, key: NumericKey) -> Numbers | Refusal:
@@ -49,7 +51,7 @@ class IntegerKind(NumericKind):
         return got
 
     def printed(self, key: NumericKey) -> tuple[str, ...]:
-        return (fmt(key.values[0], 0),)
+        return (dec(key.values[0], 0),)
 
     def input_attrs(self, key: Any) -> dict[str, Any]:
         return {"inputmode": "numeric"}

@@ -13,10 +13,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from mathmachine.printing import dec
+
 from .base import FieldSpec, KeyFormatError, Kind, Mark, Refusal, avoid, spelled
 from .reader import MAX_ANSWER_CHARS, Num, Numbers, Unreadable, read_numbers
 
-MINUS = "\u2212"
 SLACK = 1e-9  # float noise, relative to the size of the numbers compared
 
 
@@ -34,14 +35,6 @@ class NumericKey:
     @property
     def size(self) -> int:
         return len(self.values)
-
-
-def fmt(x: float, places: int) -> str:
-    """An entry as the unit prints it (fixed places, real minus sign)."""
-    text = f"{x:.{places}f}"
-    if float(text) == 0:
-        text = text.lstrip("-")
-    return text.replace("-", MINUS)
 
 
 def numeric_key(text: str, spec: FieldSpec, *, what: str) -> NumericKey:
@@ -101,7 +94,7 @@ def same_entries(nums: Sequence[Num], target: NumericKey) -> bool:
 
 
 def _values_text(values: Sequence[float], places: int) -> str:
-    return ", ".join(fmt(v, places) for v in values)
+    return ", ".join(dec(v, places) for v in values)
 
 
 def example_list(key: NumericKey, n: int) -> str:
@@ -115,8 +108,8 @@ def example_list(key: NumericKey, n: int) -> str:
 
 
 def example_number(key: NumericKey, candidates: Sequence[str] = ("0.5", "0.25", "2.5")) -> str:
-    taken = [fmt(v, 1) for v in key.values] + [fmt(v, 2) for v in key.values]
-    taken += [fmt(v, 3) for v in key.values]
+    taken = [dec(v, 1) for v in key.values] + [dec(v, 2) for v in key.values]
+    taken += [dec(v, 3) for v in key.values]
     return avoid(candidates, taken)
 
 
@@ -196,7 +189,7 @@ class NumericKind(Kind):
         return same_entries(value.flat, mistake)
 
     def printed(self, key: NumericKey) -> tuple[str, ...]:
-        return tuple(fmt(v, p) for v, p in zip(key.values, key.places, strict=True))
+        return tuple(dec(v, p) for v, p in zip(key.values, key.places, strict=True))
 
     def describe(self, key: NumericKey) -> str:
         return key.text

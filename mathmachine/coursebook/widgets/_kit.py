@@ -21,7 +21,6 @@ and the conformance test (tests/widgets/test_conformance.py) rejects them.
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -35,7 +34,6 @@ __all__ = [
     "h",
     "hi",
     "join",
-    "num",
     "state_json",
     "status",
     "table",
@@ -117,14 +115,6 @@ def h(tag: str, *children: Child, **attributes: Any) -> HTML:
     if not inner and tag in SVG_EMPTY:
         return HTML(f"<{tag}{a}/>")
     return HTML(f"<{tag}{a}>{inner}</{tag}>")
-
-
-def num(x: float, places: int = 3) -> str:
-    """A number as the widgets print it, the same as math.js's fmt(): fixed places, never -0.000."""
-    if not math.isfinite(x):
-        raise ValueError(f"cannot print {x!r}")
-    s = f"{x:.{places}f}"
-    return s.lstrip("-") if float(s) == 0 else s
 
 
 def state_json(data: object) -> HTML:

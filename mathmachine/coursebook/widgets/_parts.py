@@ -7,19 +7,7 @@ from typing import Any
 
 from . import kit
 
-MINUS = "\u2212"
-
 h = kit.h
-
-
-def signed(text: str) -> str:
-    """Text with the printed minus sign instead of a hyphen-minus."""
-    return text.replace("-", MINUS)
-
-
-def num(x: float, places: int = 3) -> str:
-    """A number as printed, with a real minus sign: "−0.025"."""
-    return signed(kit.num(float(x), places))
 
 
 def scroll_box(content: kit.HTML, label: str, **attributes: Any) -> kit.HTML:

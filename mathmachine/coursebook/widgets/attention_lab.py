@@ -27,6 +27,7 @@ import numpy as np
 from mathmachine.engine import shares_rounded
 from mathmachine.engine.pretrained import NeuronView, load_minilm
 from mathmachine.engine.self_attention import self_attention_steps
+from mathmachine.printing import dec
 
 from . import Golden, WidgetContext, WidgetOptionError, kit, option, register
 from ._parts import scroll_box
@@ -208,7 +209,7 @@ def _fallback(
     lead = (
         f"The map of layer {layer}, head {head} for the sentence in the box: each row is a token "
         "asking (the query), each column a token looked at (the key). On average "
-        f"{kit.num(sink, 2)} of a row goes to [CLS] and [SEP]."
+        f"{dec(sink, 2)} of a row goes to [CLS] and [SEP]."
     )
     table = kit.table(
         caption=caption,

@@ -31,9 +31,10 @@ from numpy.typing import NDArray
 
 from mathmachine.engine.pretrained import group_means, word_senses
 from mathmachine.engine.self_attention import self_attention_steps
+from mathmachine.printing import dec, plain, vec
 
 from . import Golden, WidgetContext, WidgetOptionError, kit, option, register
-from ._parts import bar, num, scroll_box
+from ._parts import bar, scroll_box
 
 NAME = "bank-by-the-river"
 MODULE = "widgets/attention-math.js"
@@ -280,7 +281,7 @@ def _xy(point: Any, top: float) -> tuple[str, str]:
 
 
 def _vec(v: Any) -> str:
-    return "(" + ", ".join(num(float(c)) for c in v) + ")"
+    return vec(v)
 
 
 def _plane(
@@ -353,13 +354,11 @@ def _plane(
             target="out", transform=f"translate({out_x} {out_y})",
         ),
     ]  # fmt: skip
-    desc_words = "; ".join(
-        f"{w['word']} at ({w['vector'][0]:g}, {w['vector'][1]:g})" for w in toy["words"]
-    )
+    desc_words = "; ".join(f"{w['word']} at {vec(w['vector'], plain)}" for w in toy["words"])
     desc = (
         f"Across: how much a word is about {water}; up: how much about {money}. The line from "
         f"corner to corner splits the {water} side (below it) from the {money} side (above). "
-        f"Words: {desc_words}. {word} goes in at ({toy['vector'][0]:g}, {toy['vector'][1]:g}), "
+        f"Words: {desc_words}. {word} goes in at {vec(toy['vector'], plain)}, "
         f"on the line. In “{_label(sentence)}” it comes out at {_vec(out)}, "
         f"{SIDES[_side(toy, out)]}."
     )
@@ -421,8 +420,8 @@ def _weights_table(
                 w,
                 [
                     _vec_plain(v),
-                    kit.cell(num(s, 2), target="score"),
-                    kit.cell(kit.join([bar(wt), h("span", num(wt), target="weight")]),
+                    kit.cell(dec(s, 2), target="score"),
+                    kit.cell(kit.join([bar(wt), h("span", dec(wt), target="weight")]),
                              class_="bk-weight"),
                 ],
             )
@@ -449,7 +448,7 @@ def _weights_table(
 
 
 def _vec_plain(v: Any) -> str:
-    return "(" + ", ".join(f"{float(c):g}".replace("-", "\u2212") for c in v) + ")"
+    return vec(v, plain)
 
 
 def _presets_table(uid: str, toy: dict[str, Any]) -> kit.HTML:
@@ -506,7 +505,7 @@ def _real_panel(uid: str, sentences: list[dict[str, Any]], found: Any) -> kit.HT
         rows = []
         for i, row_id in enumerate(ids):
             cells = [
-                kit.cell(num(float(c[i, j]), 2),
+                kit.cell(dec(float(c[i, j]), 2),
                          class_=f"{_band(float(c[i, j]))}"
                                 f"{' bk-same' if senses[i] == senses[j] else ''}")
                 for j in range(len(ids))
@@ -526,8 +525,8 @@ def _real_panel(uid: str, sentences: list[dict[str, Any]], found: Any) -> kit.HT
                     ),
                     f"cosines, {label}, as a table",
                 ),
-                h("p", "Mean over pairs of the same sense: ", h("b", num(same)),
-                  "; of different senses: ", h("b", num(across)), ".", class_="bk-means"),
+                h("p", "Mean over pairs of the same sense: ", h("b", dec(same)),
+                  "; of different senses: ", h("b", dec(across)), ".", class_="bk-means"),
                 class_="bk-view",
                 target="view",
                 data_view=view,

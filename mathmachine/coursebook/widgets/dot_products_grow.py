@@ -28,9 +28,10 @@ from mathmachine.engine.scaling import (
     mulberry32,
     normal_stream,
 )
+from mathmachine.printing import count, dec, plain
 
 from . import Golden, WidgetContext, WidgetOptionError, kit, option, register
-from ._parts import num, scroll_box
+from ._parts import scroll_box
 
 NAME = "dot-products-grow"
 MODULE = "widgets/attention-math.js"
@@ -186,7 +187,7 @@ def _panel(
     ticks = []
     for v in (lo, lo / 2, 0.0, hi / 2, hi):
         anchor = "start" if v == lo else "end" if v == hi else "middle"
-        ticks.append(h("text", num(v, 0), class_="dg-tick", x=f"{xpx(v):.1f}", y=f"{H + 13:g}",
+        ticks.append(h("text", dec(v, 0), class_="dg-tick", x=f"{xpx(v):.1f}", y=f"{H + 13:g}",
                        text_anchor=anchor))  # fmt: skip
     edges = [
         h("text", f"◀ {hist['below']}" if hist["below"] else "", class_="dg-off",
@@ -198,16 +199,16 @@ def _panel(
     places = 1 if name == "raw" else 2
     total = sum(counts) + hist["below"] + hist["above"]
     desc = (
-        f"Histogram of {total} values of {label} for d = {d}, from {num(lo, 0)} to "
-        f"{num(hi, 0)}: measured variance {num(var, places)}, predicted {predicted:g}. "
+        f"Histogram of {total} values of {label} for d = {d}, from {dec(lo, 0)} to "
+        f"{dec(hi, 0)}: measured variance {dec(var, places)}, predicted {plain(predicted)}. "
         f"{hist['below']} fall below the left edge and {hist['above']} beyond the right. Dashed "
         "lines mark one predicted standard deviation either side of 0."
     )
     readout = h(
         "p",
         h("b", label), h("span", f" at d = {d}", target=f"{name}-d"),
-        ": measured variance ", h("b", num(var, places), target=f"{name}-var"),
-        ", predicted ", h("b", f"{predicted:g}", target=f"{name}-predicted"),
+        ": measured variance ", h("b", dec(var, places), target=f"{name}-var"),
+        ", predicted ", h("b", plain(predicted), target=f"{name}-predicted"),
         class_="dg-readout",
     )  # fmt: skip
     return h(
@@ -218,7 +219,7 @@ def _panel(
             uid=f"{uid}-{name}",
             title=f"Histogram of {label}",
             desc=desc,
-            caption=f"{label}: counts from {num(lo, 0)} to {num(hi, 0)}; ◀ ▶ count what falls "
+            caption=f"{label}: counts from {dec(lo, 0)} to {dec(hi, 0)}; ◀ ▶ count what falls "
             "off the edges; dashed lines at ± one predicted standard deviation.",
             viewbox=f"0 0 {W:g} {H + AXIS:g}",
             svg_class="dg-svg",
@@ -234,16 +235,16 @@ def _table(uid: str, ex: dict[str, Any], data: list[dict[str, Any]]) -> kit.HTML
         (
             str(item["d"]),
             [
-                f"{dot_product_variance(item['d']):g}",
-                num(item["raw"]["variance"], 1),
-                num(item["scaled"]["variance"], 2),
+                plain(dot_product_variance(item["d"])),
+                dec(item["raw"]["variance"], 1),
+                dec(item["scaled"]["variance"], 2),
             ],
         )
         for item in data
     ]
     return scroll_box(
         kit.table(
-            caption=f"Variance of q·k over {ex['samples']:,} random pairs, for every d: "
+            caption=f"Variance of q·k over {count(ex['samples'])} random pairs, for every d: "
             "predicted, measured, and measured after dividing by √d (predicted: 1).",
             columns=["d", "predicted", "measured", "after ÷ √d"],
             rows=rows,

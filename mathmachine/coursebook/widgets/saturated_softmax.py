@@ -22,9 +22,10 @@ from numpy.typing import NDArray
 
 from mathmachine.engine.scaling import slope_size, softmax_slope
 from mathmachine.engine.softmax import softmax
+from mathmachine.printing import dec, plain
 
 from . import Golden, WidgetContext, WidgetOptionError, kit, option, register
-from ._parts import bar, num, scroll_box
+from ._parts import bar, scroll_box
 
 NAME = "saturated-softmax"
 MODULE = "widgets/attention-math.js"
@@ -117,8 +118,8 @@ def _weights(
     rows = []
     for word, sj, wj in zip(ex["words"], scores, w, strict=True):
         rows.append(
-            (word, [kit.cell(num(sj, 1), target="score"),
-                    kit.cell(kit.join([bar(wj), h("span", num(wj), target="weight")]))])
+            (word, [kit.cell(dec(sj, 1), target="score"),
+                    kit.cell(kit.join([bar(wj), h("span", dec(wj), target="weight")]))])
         )  # fmt: skip
     return scroll_box(
         kit.table(
@@ -142,7 +143,7 @@ def _slope(uid: str, ex: dict[str, Any], J: NDArray[np.float64], size: float, c:
     words = ex["words"]
     rows = [
         (f"weight of {wi}",
-         [kit.cell(num(J[i, j]), class_=_shade(J[i, j]), target="slope")
+         [kit.cell(dec(J[i, j]), class_=_shade(J[i, j]), target="slope")
           for j in range(len(words))])
         for i, wi in enumerate(words)
     ]  # fmt: skip
@@ -162,8 +163,8 @@ def _slope(uid: str, ex: dict[str, Any], J: NDArray[np.float64], size: float, c:
             ),
             h(
                 "p",
-                "Largest entry of the slope: ", h("b", num(size, 4), target="size"),
-                h("span", f" at spread {c:g}", target="size-lead"),
+                "Largest entry of the slope: ", h("b", dec(size, 4), target="size"),
+                h("span", f" at spread {plain(c)}", target="size-lead"),
                 h("span", "", target="size-ratio"),
                 class_="ss-size",
             ),
@@ -175,7 +176,7 @@ def _table(uid: str, ex: dict[str, Any], s: NDArray[np.float64]) -> kit.HTML:
     rows = []
     for c in _spreads(ex):
         w = softmax(c * s)
-        rows.append((f"{c:g}", [num(x) for x in w] + [num(slope_size(c * s), 4)]))
+        rows.append((plain(c), [dec(x) for x in w] + [dec(slope_size(c * s), 4)]))
     return scroll_box(
         kit.table(
             caption="The same row at other spreads: the weights, and the largest entry of the "

@@ -21,9 +21,10 @@ import numpy as np
 from numpy.typing import NDArray
 
 from mathmachine.engine.self_attention import self_attention_steps
+from mathmachine.printing import compact, dec
 
 from . import Golden, WidgetContext, WidgetOptionError, kit, option, register
-from ._parts import num, scroll_box, signed
+from ._parts import scroll_box
 
 NAME = "self-attention-calculator"
 MODULE = "widgets/attention-math.js"
@@ -147,13 +148,6 @@ def _steps_bar() -> kit.HTML:
     )  # fmt: skip
 
 
-def _entry(x: float) -> str:
-    """An entry as printed: whole numbers as they are (2, −1), others to three decimals
-    (the script's entryText does the same)."""
-    r = round(float(x))
-    return signed(str(r)) if abs(x - r) < 1e-9 else num(x, 3)
-
-
 def _matrix_table(
     caption: kit.HTML | str,
     rows: list[str],
@@ -171,7 +165,7 @@ def _matrix_table(
     for i, name in enumerate(rows):
         cells: list[Any] = []
         for j in range(values.shape[1]):
-            text = _entry(values[i, j]) if places is None else num(values[i, j], places)
+            text = compact(values[i, j]) if places is None else dec(values[i, j], places)
             if stage:
                 shade = f"sa-w{round(min(max(values[i, j], 0.0), 1.0) * 10)}"
                 cells.append(kit.cell(text, target="cell", data_stage=stage, data_r=str(i),
@@ -255,7 +249,7 @@ def _inputs_live(
                 class_="sa-input",
             )
         )
-    note = h("p", f"Each entry: a number from {_entry(lo)} to {_entry(hi)}.", class_="wk-note",
+    note = h("p", f"Each entry: a number from {compact(lo)} to {compact(hi)}.", class_="wk-note",
              id=f"{uid}-entry-help")  # fmt: skip
     return h("div", h("div", grids, class_="sa-inputs"), note, js=True)
 
@@ -264,7 +258,7 @@ def _stages(uid: str, words: list[str], st: Any) -> kit.HTML:
     d_k, d_v = st.q.shape[1], st.v.shape[1]
     kcols = [str(c + 1) for c in range(d_k)]
     vcols = [str(c + 1) for c in range(d_v)]
-    sums = [num(s, 3) for s in st.weights.sum(axis=1)]
+    sums = [dec(s, 3) for s in st.weights.sum(axis=1)]
     made = {
         "q": (st.q, kcols, None, None),
         "k": (st.k, kcols, None, None),

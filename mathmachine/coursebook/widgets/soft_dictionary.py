@@ -22,9 +22,10 @@ import numpy as np
 from numpy.typing import NDArray
 
 from mathmachine.engine.lookup import hard_lookup, soft_lookup
+from mathmachine.printing import dec, plain, rupees, vec
 
 from . import Golden, WidgetContext, WidgetOptionError, kit, option, register
-from ._parts import bar, num, scroll_box
+from ._parts import bar, scroll_box
 
 NAME = "soft-dictionary"
 MODULE = "widgets/attention-math.js"
@@ -65,11 +66,6 @@ def _px(x: float, r: float) -> float:
 
 def _py(y: float, r: float) -> float:
     return SIZE - _px(y, r)
-
-
-def _price(v: float) -> str:
-    """A price as printed: ₹26 when it is whole, else two decimals (₹19.30, ₹12.00)."""
-    return f"₹{round(v)}" if abs(v - round(v)) < 1e-9 else f"₹{v:.2f}"
 
 
 def golden(opts: dict[str, Any], ctx: WidgetContext) -> Golden:
@@ -166,7 +162,7 @@ def _plane(
         label_y = y + 20 if k[1] < 0 else y - 12  # below the lower points, above the upper
         points.append(h("circle", class_="sd-key", cx=f"{x:.1f}", cy=f"{y:.1f}", r="6"))
         points.append(
-            h("text", f"{item['name']} {_price(item['value'])}", class_="sd-key-label",
+            h("text", f"{item['name']} {rupees(item['value'])}", class_="sd-key-label",
               x=f"{x:.1f}", y=f"{label_y:.1f}", text_anchor="middle")
         )  # fmt: skip
     query = [
@@ -174,16 +170,13 @@ def _plane(
           r="22"),
         h("circle", class_="sd-query", target="query", cx=f"{qx:.1f}", cy=f"{qy:.1f}", r="8"),
     ]  # fmt: skip
-    shares = ", ".join(
-        f"{item['name']} {kit.num(wj)}" for item, wj in zip(ex["items"], w, strict=True)
-    )
+    shares = ", ".join(f"{item['name']} {dec(wj)}" for item, wj in zip(ex["items"], w, strict=True))
     desc = (
         f"The {len(keys)} drinks as points: across, how {hot} (right) or not; up, how {sweet}. "
         + "; ".join(
-            f"{it['name']} at ({it['key'][0]:g}, {it['key'][1]:g}), {_price(it['value'])}"
-            for it in ex["items"]
+            f"{it['name']} at {vec(it['key'], plain)}, {rupees(it['value'])}" for it in ex["items"]
         )
-        + f". The query sits at ({q[0]:g}, {q[1]:g}). A line joins it to every drink, as thick "
+        + f". The query sits at {vec(q, plain)}. A line joins it to every drink, as thick "
         f"as that drink's weight: {shares}."
     )
     return kit.figure(
@@ -241,16 +234,16 @@ def _answer(
         [
             h(
                 "p",
-                h("span", f"For the query ({q[0]:g}, {q[1]:g}) at sharpness {beta:g}, ",
+                h("span", f"For the query {vec(q, plain)} at sharpness {plain(beta)}, ",
                   target="answer-lead"),
                 "the soft lookup answers ",
-                h("b", _price(float(output)), target="answer"),
+                h("b", rupees(float(output)), target="answer"),
                 ".",
                 class_="sd-answer",
             ),
             h(
                 "p",
-                "The hard lookup answers ", h("b", _price(hard_out), target="hard-answer"),
+                "The hard lookup answers ", h("b", rupees(hard_out), target="hard-answer"),
                 ": the price of ", h("span", names, target="hard-best"),
                 ", the best-matching key.",
                 class_="sd-hard",
@@ -270,9 +263,9 @@ def _table(
             (
                 item["name"],
                 [
-                    _price(item["value"]),
-                    kit.cell(num(s, 2), target="score"),
-                    kit.cell(kit.join([bar(wj), h("span", num(wj), target="weight")]),
+                    rupees(item["value"]),
+                    kit.cell(dec(s, 2), target="score"),
+                    kit.cell(kit.join([bar(wj), h("span", dec(wj), target="weight")]),
                              class_="sd-weight"),
                 ],
             )

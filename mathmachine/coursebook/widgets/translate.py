@@ -24,9 +24,10 @@ import numpy as np
 from numpy.typing import NDArray
 
 from mathmachine.engine import alignment_map, context_vector
+from mathmachine.printing import dec, plain, vec
 
 from . import Golden, WidgetContext, WidgetOptionError, kit, option, register
-from ._golden import MATH_MODULE
+from ._golden import MATH_MODULE, PRINTING_MODULE
 
 NAME = "translate-lookback"
 SURE_STEP = 0.1
@@ -82,22 +83,23 @@ def _inputs(
     return ex, notes, states
 
 
-def golden(opts: dict[str, Any], ctx: WidgetContext) -> Golden:
+def golden(opts: dict[str, Any], ctx: WidgetContext) -> list[Golden]:
     """What the element recomputes with math.js on every input, for this use's example: for each
-    word t and "how sure" s, q = s·q_t, its weights, its context and the weights as printed; the
-    map at the default; the no-attention summary is the last note as given (no computation)."""
+    word t and "how sure" s, q = s·q_t, its weights, its context, and (printing.js) the weights as
+    printed; the map at the default; the no-attention summary is the last note as given."""
     ex, notes, states = _inputs(opts)
     g = Golden(MATH_MODULE)
+    p = Golden(PRINTING_MODULE)
     for state in states:
         for s in SURE_VALUES:
             q = g.case("scale", state, s, out=s * state)  # [d]
             weights = g.case("alignmentRow", q, notes, out=alignment_map(q[None, :], notes)[0])
             g.case("context", weights, notes, out=context_vector(weights, notes))
             for w in weights:
-                g.case("fmt", w, 3, out=kit.num(float(w)))
+                p.case("dec", w, 3, out=dec(w))
     default = float(ex["sure_default"])
     g.case("alignmentMap", default * states, notes, out=alignment_map(default * states, notes))
-    return g
+    return [g, p]
 
 
 @register(
@@ -182,7 +184,7 @@ def _figure(uid: str, ex: dict[str, Any], amap: NDArray[np.floating[Any]]) -> ki
     for i, w in enumerate(ex["hindi"]):
         row = amap[i]
         best = [j for j in np.argsort(-row) if row[j] >= 0.3]
-        looks = " and ".join(f"{ex['english'][j]} ({kit.num(row[j])})" for j in best)
+        looks = " and ".join(f"{ex['english'][j]} ({dec(row[j])})" for j in best)
         strongest.append(f"{w['translit']} looks at {looks}")
     desc = (
         "Lines join each Hindi word below to each English note above; the thicker and darker "
@@ -340,12 +342,12 @@ def _controls(uid: str, ex: dict[str, Any], selected: int, sure: float) -> kit.H
 def _summary_note(ex: dict[str, Any]) -> kit.HTML:
     last = ex["english"][-1]
     d = len(ex["notes"][-1])
-    vec = ", ".join(f"{v:g}" for v in ex["notes"][-1])
+    last_note = vec(ex["notes"][-1], plain)
     return h(
         "p",
         "No attention, as in Unit 17: the decoder is handed only the last note, ",
         h("span", "h", h("sub", last)),
-        f" = ({vec}), as the summary of the whole sentence. Every Hindi word is written from "
+        f" = {last_note}, as the summary of the whole sentence. Every Hindi word is written from "
         f"that same summary of {d} numbers, so there are no weights to show: no beams, no map. "
         "The table shows what each word is handed.",
         class_="tl-noattn-note",
@@ -364,7 +366,7 @@ def _map(uid: str, ex: dict[str, Any], amap: NDArray[np.floating[Any]]) -> kit.H
             "adds up to 1).",
             columns=["written", *ex["english"]],
             rows=[
-                (_hi(w, gloss=True), [kit.cell(kit.num(x), class_=_shade(x)) for x in amap[i]])
+                (_hi(w, gloss=True), [kit.cell(dec(x), class_=_shade(x)) for x in amap[i]])
                 for i, w in enumerate(ex["hindi"])
             ],
             row_attrs=[{"target": "row"} for _ in ex["hindi"]],
@@ -393,7 +395,7 @@ def _summary_table(uid: str, ex: dict[str, Any]) -> kit.HTML:
                 ]
             ),
             columns=["written", *[kit.join(["c", h("sub", k + 1)]) for k in range(d)]],
-            rows=[(_hi(w), [kit.num(v) for v in summary]) for w in ex["hindi"]],
+            rows=[(_hi(w), [dec(v) for v in summary]) for w in ex["hindi"]],
             row_attrs=[{"target": "summary-row"} for _ in ex["hindi"]],
             class_="tl-map tl-summary-map",
             id=f"{uid}-summary",

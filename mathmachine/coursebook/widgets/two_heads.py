@@ -25,9 +25,10 @@ import numpy as np
 from numpy.typing import NDArray
 
 from mathmachine.engine.heads import MultiHeadSteps, multi_head_steps
+from mathmachine.printing import dec
 
 from . import WidgetContext, WidgetOptionError, kit, option, register
-from ._parts import bar, num, scroll_box
+from ._parts import bar, scroll_box
 
 NAME = "two-heads"
 NEEDS = ("words", "roles", "features", "X", "heads", "W_O", "word_default")
@@ -50,7 +51,7 @@ def _steps(ex: dict[str, Any], key: str) -> MultiHeadSteps:
 
 
 def _rows(m: NDArray[np.float64]) -> list[list[str]]:
-    return [[num(x) for x in row] for row in m]
+    return [[dec(x) for x in row] for row in m]
 
 
 def _shape(m: NDArray[np.float64]) -> str:
@@ -314,6 +315,6 @@ def _table(
     m: NDArray[np.float64],
     places: int = 3,
 ) -> kit.HTML:
-    body = [(r, [num(x, places) for x in m[i]]) for i, r in enumerate(rows)]
+    body = [(r, [dec(x, places) for x in m[i]]) for i, r in enumerate(rows)]
     table = kit.table(caption=caption, columns=["", *cols], rows=body, class_="wk-table th-table")
     return scroll_box(table, f"{label}, as a table")

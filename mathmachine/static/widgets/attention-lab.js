@@ -13,7 +13,7 @@
 // every DOM update: when a request leaves (detail.pending: the map is marked busy and the status
 // says so) and when its answer is drawn.
 import {WidgetElement, write} from './kit.js';
-import {fmt} from './math.js';
+import {dec} from './printing.js';
 import {selfAttention} from './attention-math.js';
 
 const SVG = 'http://www.w3.org/2000/svg'
@@ -47,10 +47,6 @@ export function shade(w) {
 
 function short(token) {
   return token.length > 9 ? token.slice(0, 8) + '…' : token
-}
-
-function minus(text) {
-  return text.replace('-', '−')
 }
 
 export class AttentionLabElement extends WidgetElement {
@@ -197,7 +193,7 @@ export class AttentionLabElement extends WidgetElement {
     const where = d.toy ? 'The toy model' : `Layer ${d.layer}, head ${d.head}`
     const sink = d.toy
       ? 'its three words have no [CLS] or [SEP].'
-      : `on average ${fmt(d.sink, 2)} of each row goes to [CLS] and [SEP].`
+      : `on average ${dec(d.sink, 2)} of each row goes to [CLS] and [SEP].`
     const line = `${where}, ${n} tokens: ${sink}`
     if (announce) this.say(line)
     else this.show(line)
@@ -332,10 +328,10 @@ export class AttentionLabElement extends WidgetElement {
     if (order.length - named.length <= 1) named = order
     const rest = order.slice(named.length)
     const restSum = rest.reduce((s, [v]) => s + v, 0)
-    const parts = named.map(([v, j]) => `${tokens[j]} ${fmt(v)}`)
-    if (rest.length) parts.push(`and the other ${rest.length} tokens share ${fmt(restSum)}`)
+    const parts = named.map(([v, j]) => `${tokens[j]} ${dec(v)}`)
+    if (rest.length) parts.push(`and the other ${rest.length} tokens share ${dec(restSum)}`)
     const total = row.reduce((s, v) => s + v, 0)
-    const text = `Row of “${tokens[this.#row]}” (place ${this.#row}) looks at ${parts.join(', ')}. The row adds up to ${fmt(total)}.`
+    const text = `Row of “${tokens[this.#row]}” (place ${this.#row}) looks at ${parts.join(', ')}. The row adds up to ${dec(total)}.`
     write(this.target('row-words'), text)
     if (announce) this.say(text)
   }
@@ -435,8 +431,8 @@ export class AttentionLabElement extends WidgetElement {
   #drawNeuron(v) {
     const t = v.tokens
     const rows = v.q.map((x, m) =>
-      html('tr', {}, html('th', {scope: 'row'}, String(m + 1)), html('td', {}, minus(fmt(x))),
-           html('td', {}, minus(fmt(v.k[m]))), html('td', {}, minus(fmt(v.products[m]))))) // prettier-ignore
+      html('tr', {}, html('th', {scope: 'row'}, String(m + 1)), html('td', {}, dec(x)),
+           html('td', {}, dec(v.k[m])), html('td', {}, dec(v.products[m])))) // prettier-ignore
     const table = html('table', {class: 'wk-table al-products'},
       html('caption', {}, `Query vector q of “${t[v.query]}”, key vector k of “${t[v.key]}”, and their products, entry by entry`),
       html('thead', {}, html('tr', {}, ...['entry', 'q', 'k', 'q × k'].map((c) => html('th', {scope: 'col'}, c)))),
@@ -445,17 +441,17 @@ export class AttentionLabElement extends WidgetElement {
       html('summary', {}, `The ${v.q.length} products`),
       html('div', {class: 'wk-table-wrap', role: 'region', 'aria-label': 'the products', tabindex: 0}, table)) // prettier-ignore
     const steps = [
-      `q · k, the sum of the ${v.q.length} products: ${minus(fmt(v.score))}`,
+      `q · k, the sum of the ${v.q.length} products: ${dec(v.score)}`,
       v.sqrt_d == null
         ? 'divided by √d: not in §3’s toy (§4 adds it), so the score stays as it is'
-        : `divided by √${v.q.length} = ${fmt(v.sqrt_d)}: ${minus(fmt(v.scaled))}`,
-      `the row’s scaled scores: ${v.row.map((s) => minus(fmt(s, 2))).join(', ')}`,
-      `softmax over the row gives “${t[v.key]}” the weight ${fmt(v.weight)} of the row of “${t[v.query]}”`,
+        : `divided by √${v.q.length} = ${dec(v.sqrt_d)}: ${dec(v.scaled)}`,
+      `the row’s scaled scores: ${v.row.map((s) => dec(s, 2)).join(', ')}`,
+      `softmax over the row gives “${t[v.key]}” the weight ${dec(v.weight)} of the row of “${t[v.query]}”`,
     ]
     const bars = v.weights.map((w, k) =>
       html('li', {class: k === v.key ? 'al-bar al-bar-key' : 'al-bar'},
            html('span', {class: 'al-bar-name'}, short(t[k])),
-           this.#bar(w), html('span', {class: 'al-bar-num'}, fmt(w)))) // prettier-ignore
+           this.#bar(w), html('span', {class: 'al-bar-num'}, dec(w)))) // prettier-ignore
     this.target('neuron').replaceChildren(
       details,
       html('ol', {class: 'al-steps'}, ...steps.map((s) => html('li', {}, s))),
@@ -508,7 +504,7 @@ export class AttentionLabElement extends WidgetElement {
           }
           return html('button', {type: 'button', class: 'al-thumb', 'data-layer': t.layer, 'data-head': t.head},
                       canvas, html('span', {}, `H${t.head}`),
-                      html('span', {class: 'visually-hidden'}, `: layer ${t.layer}, head ${t.head}, ${fmt(t.sink, 2)} of each row on [CLS] and [SEP]`)) // prettier-ignore
+                      html('span', {class: 'visually-hidden'}, `: layer ${t.layer}, head ${t.head}, ${dec(t.sink, 2)} of each row on [CLS] and [SEP]`)) // prettier-ignore
         })
         groups.push(html('h4', {class: 'al-layer'}, `Layer ${layer}`), html('div', {class: 'al-thumbs'}, ...buttons))
       }

@@ -15,7 +15,7 @@
 // weights, output, side, view}.
 // Properties: tab ("toy" | "real"), sentence (the words, read-only); method load(presetId).
 import {WidgetElement, reducedMotion, write} from './kit.js';
-import {fmt} from './math.js';
+import {dec} from './printing.js';
 import {selfAttention} from './attention-math.js';
 
 const EYE = [
@@ -165,8 +165,8 @@ export class BankByTheRiverElement extends WidgetElement {
       const j = inSentence.get(row.dataset.word)
       row.hidden = j === undefined
       if (j === undefined) return
-      write(scoreCells[k], minus(fmt(scores[j], 2)))
-      write(weightCells[k], fmt(weights[j]))
+      write(scoreCells[k], dec(scores[j], 2))
+      write(weightCells[k], dec(weights[j]))
       bars[k].setAttribute('width', (100 * weights[j]).toFixed(1))
     })
 
@@ -191,7 +191,7 @@ export class BankByTheRiverElement extends WidgetElement {
     this.#glide(this.#at, [px, py])
     this.#at = [px, py]
 
-    const where = `(${fmt(out[0])}, ${fmt(out[1])})`
+    const where = `(${dec(out[0])}, ${dec(out[1])})`
     write(this.target('sentence'), label)
     write(this.target('table-sentence'), label)
     write(this.target('answer'), where)
@@ -199,7 +199,7 @@ export class BankByTheRiverElement extends WidgetElement {
     // the status line adds who pulls hardest (the answer is in the line above it); an
     // announcement says both, once
     const top = weights.indexOf(Math.max(...weights))
-    const share = `“${words[top]}” takes the largest share of the weight, ${fmt(weights[top])}.`
+    const share = `“${words[top]}” takes the largest share of the weight, ${dec(weights[top])}.`
     this.show(share)
     if (announce) write(this.target('live'), `“${label}”: ${s.word} comes out at ${where}, ${SIDES[side]}. ${share}`)
     this.emit('update', this.#detail())
@@ -265,11 +265,6 @@ function sideOf([x, y], margin) {
 
 function sameWords(a, b) {
   return a.length === b.length && a.every((w) => b.includes(w))
-}
-
-/** The printed minus sign. */
-function minus(s) {
-  return s.replace(/-/g, '\u2212')
 }
 
 BankByTheRiverElement.define('bank-by-the-river')

@@ -9,7 +9,7 @@
 // update (raw/scaled: {counts, below, above, variance}).
 // Properties: d (settable to one of the widths); method redraw() (returns a promise).
 import {WidgetElement, write} from './kit.js';
-import {fmt} from './math.js';
+import {count, dec} from './printing.js';
 import {dotProductSamples, histogram, variance} from './attention-math.js';
 
 const SLICE = 100 // pairs drawn between two yields to the browser
@@ -47,7 +47,7 @@ export class DotProductsGrowElement extends WidgetElement {
     button.disabled = true
     const s = this.state
     const seed = (this.#seed + 1) >>> 0
-    this.say(`Drawing ${s.samples.toLocaleString('en-IN')} new pairs…`)
+    this.say(`Drawing ${count(s.samples)} new pairs…`)
     const rows = s.dims.map(() => [])
     for (let from = 0; from < s.samples; from += SLICE) {
       const part = dotProductSamples(seed, s.samples, s.dims, from, Math.min(s.samples, from + SLICE))
@@ -75,12 +75,12 @@ export class DotProductsGrowElement extends WidgetElement {
     const slider = this.target('d')
     slider.setAttribute(
       'aria-valuetext',
-      `d = ${d}: measured variance ${fmt(item.raw.variance, 1)}, after dividing by the square root of d ${fmt(item.scaled.variance, 2)}`,
+      `d = ${d}: measured variance ${dec(item.raw.variance, 1)}, after dividing by the square root of d ${dec(item.scaled.variance, 2)}`,
     )
     write(this.target('d-value'), String(d))
     this.#panel('raw', item.raw, s.raw, Math.sqrt(d), d, 1)
     this.#panel('scaled', item.scaled, s.scaled, 1, 1, 2)
-    this.show(`d = ${d}: variance ${fmt(item.raw.variance, 1)} (predicted ${d}); after ÷√d ${fmt(item.scaled.variance, 2)}`)
+    this.show(`d = ${d}: variance ${dec(item.raw.variance, 1)} (predicted ${d}); after ÷√d ${dec(item.scaled.variance, 2)}`)
     this.emit('update', {d, seed: this.#seed, raw: item.raw, scaled: item.scaled})
   }
 
@@ -101,20 +101,20 @@ export class DotProductsGrowElement extends WidgetElement {
     write(this.target(`${name}-below`), hist.below ? `◀ ${hist.below}` : '')
     write(this.target(`${name}-above`), hist.above ? `${hist.above} ▶` : '')
     write(this.target(`${name}-d`), ` at d = ${this.d}`)
-    write(this.target(`${name}-var`), fmt(hist.variance, places))
+    write(this.target(`${name}-var`), dec(hist.variance, places))
     write(this.target(`${name}-predicted`), String(predicted))
     const total = hist.counts.reduce((a, c) => a + c, 0) + hist.below + hist.above
     const desc = this.target(`${name}-figure`).querySelector('desc')
     write(
       desc,
-      `Histogram of ${total} values for d = ${this.d}: measured variance ${fmt(hist.variance, places)}, predicted ${predicted}. ${hist.below} fall below the left edge and ${hist.above} beyond the right.`,
+      `Histogram of ${total} values for d = ${this.d}: measured variance ${dec(hist.variance, places)}, predicted ${predicted}. ${hist.below} fall below the left edge and ${hist.above} beyond the right.`,
     )
   }
 
   #announce() {
     const item = this.#draws[this.#index]
     this.say(
-      `d = ${this.d}. Measured variance ${fmt(item.raw.variance, 1)}, predicted ${this.d}. After dividing by the square root of d: ${fmt(item.scaled.variance, 2)}.`,
+      `d = ${this.d}. Measured variance ${dec(item.raw.variance, 1)}, predicted ${this.d}. After dividing by the square root of d: ${dec(item.scaled.variance, 2)}.`,
     )
   }
 }

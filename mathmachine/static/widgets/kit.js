@@ -7,8 +7,8 @@
 //       this.#draw(state.beta)
 //     }
 //     #draw(beta) {
-//       ...compute with math.js, write numbers with write(this.target('weight'), fmt(w))...
-//       this.show(`β ${fmt(beta, 1)}`)       // visible status; the slider speaks for itself
+//       ...compute with a math module, print with printing.js: write(this.target('w'), dec(w))...
+//       this.show(`β ${dec(beta, 1)}`)       // visible status; the slider speaks for itself
 //       this.emit('update', {beta})          // "soft-dictionary:update", after the DOM is written
 //     }
 //   }

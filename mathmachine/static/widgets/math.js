@@ -1,6 +1,7 @@
 // The small attention math the widgets recompute on every input (Unit 18; Bahdanau, Cho & Bengio
 // 2015). It mirrors mathmachine.engine and is held to it by golden vectors the engine writes
-// (tests/golden/*.json, checked by tests/js/math.test.mjs to 1e-12).
+// (tests/golden/*.json, checked by tests/js/golden.test.mjs to 1e-12). Printing a number is
+// printing.js's job, not this module's.
 //
 // Vectors are plain arrays of numbers: q [d], a note h [d], notes [n][d], states [m][d].
 
@@ -67,10 +68,4 @@ export function context(weights, notes) {
     for (let k = 0; k < c.length; k++) c[k] += weights[j] * h[k]
   }
   return c
-}
-
-/** A number as the page prints it: fixed places, never "-0.000". */
-export function fmt(x, places = 3) {
-  const s = x.toFixed(places)
-  return Number(s) === 0 ? (0).toFixed(places) : s
 }

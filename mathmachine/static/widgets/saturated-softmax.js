@@ -8,7 +8,8 @@
 // every DOM update.
 // Property: spread (settable).
 import {WidgetElement, write} from './kit.js';
-import {fmt, softmax} from './math.js';
+import {softmax} from './math.js';
+import {count, dec} from './printing.js';
 import {jacobian, largest} from './attention-math.js';
 
 export class SaturatedSoftmaxElement extends WidgetElement {
@@ -43,23 +44,23 @@ export class SaturatedSoftmaxElement extends WidgetElement {
     const cells = this.targets('weight')
     this.targets('bar').forEach((bar, j) => {
       bar.setAttribute('width', (100 * weights[j]).toFixed(1))
-      write(scores[j], minus(fmt(row[j], 1)))
-      write(cells[j], fmt(weights[j]))
+      write(scores[j], dec(row[j], 1))
+      write(cells[j], dec(weights[j]))
     })
     const n = weights.length
     this.targets('slope').forEach((td, k) => {
       const v = slope[Math.floor(k / n)][k % n]
-      write(td, minus(fmt(v)))
+      write(td, dec(v))
       td.className = `ss-j${Math.min(5, Math.round((Math.abs(v) / 0.25) * 5))}`
     })
-    write(this.target('spread-value'), fmt(c, 1))
+    write(this.target('spread-value'), dec(c, 1))
     const top = weights.indexOf(Math.max(...weights))
     this.target('spread').setAttribute(
       'aria-valuetext',
-      `spread ${fmt(c, 1)}: ${this.state.words[top]} ${fmt(weights[top])}, largest slope ${fmt(size, 4)}`,
+      `spread ${dec(c, 1)}: ${this.state.words[top]} ${dec(weights[top])}, largest slope ${dec(size, 4)}`,
     )
-    write(this.target('size'), fmt(size, 4))
-    write(this.target('size-lead'), ` at spread ${fmt(c, 1)}`)
+    write(this.target('size'), dec(size, 4))
+    write(this.target('size-lead'), ` at spread ${dec(c, 1)}`)
     const ref = this.state.reference
     const ratio = size > 0 ? ref / size : Infinity
     write(
@@ -67,16 +68,12 @@ export class SaturatedSoftmaxElement extends WidgetElement {
       c === this.state.spread.value || !Number.isFinite(ratio)
         ? ''
         : ratio >= 1
-          ? ` (${ratio < 10 ? fmt(ratio, 1) : Math.round(ratio).toLocaleString('en-IN')} times smaller than at spread ${this.state.spread.value})`
-          : ` (${fmt(1 / ratio, 2)} times the size at spread ${this.state.spread.value})`,
+          ? ` (${ratio < 10 ? dec(ratio, 1) : count(Math.round(ratio), {indian: true})} times smaller than at spread ${this.state.spread.value})`
+          : ` (${dec(1 / ratio, 2)} times the size at spread ${this.state.spread.value})`,
     )
-    this.show(`${this.state.words[top]} takes ${fmt(weights[top])} of the weight`)
+    this.show(`${this.state.words[top]} takes ${dec(weights[top])} of the weight`)
     this.emit('update', {spread: c, weights, slope, size})
   }
-}
-
-function minus(s) {
-  return s.replace(/-/g, '\u2212')
 }
 
 SaturatedSoftmaxElement.define('saturated-softmax')

@@ -10,7 +10,7 @@
 // after every DOM update.
 // Properties: step (1..6), settable; method load(presetId).
 import {WidgetElement, write} from './kit.js';
-import {fmt} from './math.js';
+import {compact, dec, plain} from './printing.js';
 import {selfAttention} from './attention-math.js';
 
 const INPUTS = {X: 'x', W_Q: 'wq', W_K: 'wk', W_V: 'wv'}
@@ -69,7 +69,7 @@ export class SelfAttentionCalculatorElement extends WidgetElement {
     const {min, max} = this.state.entry
     if (!Number.isFinite(v) || v < min || v > max) {
       el.setAttribute('aria-invalid', 'true')
-      const message = `Type a number from ${minus(String(min))} to ${minus(String(max))}; the last good value is used.`
+      const message = `Type a number from ${plain(min)} to ${plain(max)}; the last good value is used.`
       if (final) this.say(message)
       else this.show(message)
       this.emit('update', {step: this.#step, invalid: el.dataset.m, result: this.#result})
@@ -99,13 +99,13 @@ export class SelfAttentionCalculatorElement extends WidgetElement {
       const places = key === 'weights' || key === 'output' ? 3 : null
       for (const td of this.#cellsOf(div)) {
         const x = values[td.dataset.r][td.dataset.c]
-        write(td, places === null ? entryText(x) : minus(fmt(x, places)))
+        write(td, places === null ? compact(x) : dec(x, places))
         if (key === 'weights') td.className = `sa-w${Math.round(Math.min(1, Math.max(0, x)) * 10)}`
       }
       write(this.target(`${key}-shape`), `${values.length} × ${values[0].length}`)
     })
     this.targets('weights-rowsum').forEach((td, i) => {
-      write(td, fmt(r.weights[i].reduce((a, b) => a + b, 0)))
+      write(td, dec(r.weights[i].reduce((a, b) => a + b, 0)))
     })
     this.target('back').disabled = this.#step <= 1
     this.target('next').disabled = this.#step >= stages.length
@@ -127,24 +127,24 @@ export class SelfAttentionCalculatorElement extends WidgetElement {
       const w = {q: 'W_Q', k: 'W_K', v: 'W_V'}[key]
       const row = m.X[i]
       const col = m[w].map((wr) => wr[c])
-      const terms = row.map((x, t) => `${entryText(x)}×${entryText(col[t])}`).join(' + ')
-      text = `${key.toUpperCase()}[${words[i]}, ${c + 1}] = row “${words[i]}” of X · column ${c + 1} of ${w.replace('_', '')}: ${terms} = ${entryText(r[key][i][c])}`
+      const terms = row.map((x, t) => `${compact(x)}×${compact(col[t])}`).join(' + ')
+      text = `${key.toUpperCase()}[${words[i]}, ${c + 1}] = row “${words[i]}” of X · column ${c + 1} of ${w.replace('_', '')}: ${terms} = ${compact(r[key][i][c])}`
     } else if (key === 'scores') {
       const q = r.q[i]
       const k = r.k[c]
-      const terms = q.map((x, t) => `${entryText(x)}×${entryText(k[t])}`).join(' + ')
-      text = `score[${words[i]}, ${words[c]}] = q_${words[i]} · k_${words[c]}: ${terms} = ${entryText(r.scores[i][c])}`
+      const terms = q.map((x, t) => `${compact(x)}×${compact(k[t])}`).join(' + ')
+      text = `score[${words[i]}, ${words[c]}] = q_${words[i]} · k_${words[c]}: ${terms} = ${compact(r.scores[i][c])}`
     } else if (key === 'weights') {
       const row = r.scores[i]
       const exps = row.map((s) => Math.exp(s - Math.max(...row)))
       const total = exps.reduce((a, b) => a + b, 0)
-      text = `weight[${words[i]}, ${words[c]}] = e^${entryText(row[c])} shared among e^(${row.map(entryText).join(', ')}) in row “${words[i]}”: ${fmt(exps[c] / total)} (each row adds up to 1)`
+      text = `weight[${words[i]}, ${words[c]}] = e^${compact(row[c])} shared among e^(${row.map((x) => compact(x)).join(', ')}) in row “${words[i]}”: ${dec(exps[c] / total)} (each row adds up to 1)`
     } else {
-      const terms = r.weights[i].map((w, j) => `${fmt(w)}×${entryText(r.v[j][c])}`).join(' + ')
-      text = `output[${words[i]}, ${c + 1}] = row “${words[i]}” of the weights · column ${c + 1} of V: ${terms} = ${minus(fmt(r.output[i][c]))}`
+      const terms = r.weights[i].map((w, j) => `${dec(w)}×${compact(r.v[j][c])}`).join(' + ')
+      text = `output[${words[i]}, ${c + 1}] = row “${words[i]}” of the weights · column ${c + 1} of V: ${terms} = ${dec(r.output[i][c])}`
     }
-    write(this.target('explain'), minus(text))
-    if (announce) this.say(minus(text))
+    write(this.target('explain'), text)
+    if (announce) this.say(text)
   }
 
   /** Arrow keys move focus between the numbers of one table (a roving tabindex). */
@@ -171,17 +171,6 @@ export class SelfAttentionCalculatorElement extends WidgetElement {
   #cellsOf(root) {
     return this.targets('cell').filter((td) => root.contains(td))
   }
-}
-
-/** A Q, K, V or score entry: whole numbers as they are, others to three decimals. */
-function entryText(x) {
-  const r = Math.round(x)
-  return minus(Math.abs(x - r) < 1e-9 ? String(r + 0) : fmt(x))
-}
-
-/** The printed minus sign. */
-function minus(s) {
-  return s.replace(/-/g, '\u2212')
 }
 
 SelfAttentionCalculatorElement.define('self-attention-calculator')

@@ -11,7 +11,7 @@
 // after every DOM update (hard: {best, output} or null when the switch is off).
 // Properties: query ([x, y]), beta; both settable.
 import {WidgetElement, write} from './kit.js';
-import {fmt} from './math.js';
+import {dec, rupees} from './printing.js';
 import {hardLookup, softLookup} from './attention-math.js';
 
 export class SoftDictionaryElement extends WidgetElement {
@@ -121,21 +121,21 @@ export class SoftDictionaryElement extends WidgetElement {
     const weightCells = this.targets('weight')
     this.targets('bar').forEach((bar, j) => {
       bar.setAttribute('width', (100 * weights[j]).toFixed(1))
-      write(scoreCells[j], minus(fmt(scores[j], 2)))
-      write(weightCells[j], fmt(weights[j]))
+      write(scoreCells[j], dec(scores[j], 2))
+      write(weightCells[j], dec(weights[j]))
     })
-    write(this.target('x-value'), minus(fmt(this.#q[0], 1)))
-    write(this.target('y-value'), minus(fmt(this.#q[1], 1)))
-    write(this.target('beta-value'), fmt(this.#beta, 1))
+    write(this.target('x-value'), dec(this.#q[0], 1))
+    write(this.target('y-value'), dec(this.#q[1], 1))
+    write(this.target('beta-value'), dec(this.#beta, 1))
     // A slider's move is announced once, by its own value text, which carries the answer.
     const [hot, sweet] = this.state.axes
     const answer = `answer ${rupees(output)}`
-    this.target('x').setAttribute('aria-valuetext', `${hot} ${minus(fmt(this.#q[0], 1))}: ${answer}`)
-    this.target('y').setAttribute('aria-valuetext', `${sweet} ${minus(fmt(this.#q[1], 1))}: ${answer}`)
-    this.target('beta').setAttribute('aria-valuetext', `${fmt(this.#beta, 1)}: ${answer}`)
+    this.target('x').setAttribute('aria-valuetext', `${hot} ${dec(this.#q[0], 1)}: ${answer}`)
+    this.target('y').setAttribute('aria-valuetext', `${sweet} ${dec(this.#q[1], 1)}: ${answer}`)
+    this.target('beta').setAttribute('aria-valuetext', `${dec(this.#beta, 1)}: ${answer}`)
     write(
       this.target('answer-lead'),
-      `For the query (${minus(fmt(this.#q[0], 1))}, ${minus(fmt(this.#q[1], 1))}) at sharpness ${fmt(this.#beta, 1)}, `,
+      `For the query (${dec(this.#q[0], 1)}, ${dec(this.#q[1], 1)}) at sharpness ${dec(this.#beta, 1)}, `,
     )
     write(this.target('answer'), rupees(output))
     const on = this.target('hard').checked
@@ -147,7 +147,7 @@ export class SoftDictionaryElement extends WidgetElement {
     }
     this.target('hard-line').hidden = !on
     const top = weights.indexOf(Math.max(...weights))
-    this.show(`${this.state.items[top].name} takes the largest share, ${fmt(weights[top])}`)
+    this.show(`${this.state.items[top].name} takes the largest share, ${dec(weights[top])}`)
     this.emit('update', {query: this.query, beta: this.#beta, weights, output, hard})
   }
 
@@ -160,16 +160,6 @@ export class SoftDictionaryElement extends WidgetElement {
     }
     this.say(parts.join(' '))
   }
-}
-
-/** A price as the page prints it: ₹26 when it is whole, else two decimals: ₹19.30, ₹12.00. */
-function rupees(v) {
-  return `₹${Math.abs(v - Math.round(v)) < 1e-9 ? String(Math.round(v)) : v.toFixed(2)}`
-}
-
-/** The printed minus sign. */
-function minus(s) {
-  return s.replace('-', '\u2212')
 }
 
 function names(list) {

@@ -9,7 +9,8 @@
 // every DOM update (weights null when attention is off).
 // Properties: word (selected index), sure (its multiplier), attention (bool); method play().
 import {WidgetElement, hi, reducedMotion, write} from './kit.js';
-import {alignmentRow, context, fmt, scale} from './math.js';
+import {alignmentRow, context, scale} from './math.js';
+import {dec} from './printing.js';
 
 const REACH_MS = 650
 const STEP_MS = 1300
@@ -164,17 +165,17 @@ export class TranslateLookbackElement extends WidgetElement {
     this.targets('beam').forEach((line, j) => {
       line.setAttribute('stroke-width', (1.5 + 10 * w[j]).toFixed(2))
       line.setAttribute('stroke-opacity', (0.18 + 0.82 * w[j]).toFixed(3))
-      write(shares[j], fmt(w[j]))
+      write(shares[j], dec(w[j]))
     })
-    this.targets('c').forEach((el, k) => write(el, fmt(c[k])))
+    this.targets('c').forEach((el, k) => write(el, dec(c[k])))
     const last = s.english.at(-1)
     const h = s.hindi[i]
     const range = this.target('sure')
     let said
     if (this.#attention) {
-      said = s.english.map((e, j) => `${e} ${fmt(w[j])}`).join(', ')
-      write(this.target('sure-value'), fmt(sure, 1))
-      range.setAttribute('aria-valuetext', `${fmt(sure, 1)} times the state: ${said}`)
+      said = s.english.map((e, j) => `${e} ${dec(w[j])}`).join(', ')
+      write(this.target('sure-value'), dec(sure, 1))
+      range.setAttribute('aria-valuetext', `${dec(sure, 1)} times the state: ${said}`)
     } else {
       said = `no look back; it is handed the same summary as every word, the last note: the one for “${last}”`
       write(this.target('sure-value'), 'off')
@@ -195,7 +196,7 @@ export class TranslateLookbackElement extends WidgetElement {
     const cells = this.targets('row')[i].querySelectorAll('td')
     cells.forEach((td, j) => {
       const w = this.#rows[i][j]
-      write(td, fmt(w))
+      write(td, dec(w))
       td.style.setProperty('--w', w.toFixed(3))
     })
   }

@@ -6,8 +6,10 @@ section prints, formatted exactly as printed) and, for checks and problems with 
 ``VARIANTS`` (name -> function(seed) -> the figures of that variant). This package gathers them:
 ``EXAMPLES``, ``figures()`` and ``VARIANTS`` below are what the compiler reads. A name defined
 by two sections is an error.
-``printing.py`` holds the shared formatters (``dec``, ``plain``, ``vec``); ``variants.py`` the
-helpers fresh numbers draw with (``draw``, ``distinct``).
+Numbers are printed by the project's one printer, ``mathmachine.printing`` (``dec``, ``plain``,
+``vec``, ``matrix``, ``count``, ``rupees``); a figures module imports only the engine, that printer
+and this package. ``variants.py`` holds the helpers fresh numbers draw with (``draw``,
+``distinct``).
 
 The section modules are found by their file names, so adding a section's figures is adding its
 file; nothing here needs editing.

@@ -16,8 +16,7 @@ from mathmachine.engine import (
     look_back,
     softmax,
 )
-
-from .printing import dec, plain, vec
+from mathmachine.printing import dec, plain, vec
 
 EXAMPLES: dict[str, dict] = {
     # §1: "I drink tea" -> "मैं चाय पीता हूँ". Each note points at its own English word; the decoder

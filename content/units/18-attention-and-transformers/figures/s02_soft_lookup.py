@@ -11,8 +11,7 @@ from typing import Any
 import numpy as np
 
 from mathmachine.engine.lookup import hard_lookup, soft_lookup
-
-from .printing import dec, plain, vec
+from mathmachine.printing import dec, plain, rupees, vec
 
 EXAMPLES: dict[str, Any] = {
     "soft_lookup": {
@@ -33,13 +32,6 @@ EXAMPLES: dict[str, Any] = {
         "tie_beta": 10.0,
     },
 }
-
-
-def rupees(x: float) -> str:
-    """A price as printed: "₹26" when it is whole, else two decimals ("₹19.30", "₹12.00"), as
-    the widget prints it."""
-    xf = float(x)
-    return "₹" + (str(round(xf)) if abs(xf - round(xf)) < 1e-9 else dec(xf, 2))
 
 
 def figures() -> dict[str, str]:

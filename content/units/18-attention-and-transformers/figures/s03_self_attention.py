@@ -3,15 +3,14 @@ word vectors; every printed number from mathmachine.engine.self_attention."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
 from typing import Any
 
 import numpy as np
 
 from mathmachine.engine.self_attention import self_attention_shapes, self_attention_steps
 from mathmachine.engine.softmax import softmax
+from mathmachine.printing import dec, plain, pmatrix, vec
 
-from .printing import dec, plain, vec
 from .variants import distinct, draw
 
 EXAMPLES: dict[str, Any] = {
@@ -46,12 +45,6 @@ EXAMPLES: dict[str, Any] = {
 }
 
 
-def pmatrix(rows: Iterable[Iterable[float]], fmt: Callable[[float], str] = plain) -> str:
-    """A matrix as LaTeX for the prose: \\begin{pmatrix} 2 & 0 \\\\ 0 & 1 \\end{pmatrix}."""
-    body = r" \\ ".join(" & ".join(fmt(x) for x in row) for row in rows)
-    return r"\begin{pmatrix} " + body + r" \end{pmatrix}"
-
-
 def figures() -> dict[str, str]:
     """Every number §3 prints."""
     ex = EXAMPLES["self_attention"]
@@ -59,12 +52,12 @@ def figures() -> dict[str, str]:
     st = self_attention_steps(ex["X"], ex["W_Q"], ex["W_K"], ex["W_V"])
     f: dict[str, str] = {}
 
-    f["sa_X"] = pmatrix(st.x)
-    f["sa_WQ"] = pmatrix(np.asarray(ex["W_Q"]))
-    f["sa_WK"] = pmatrix(np.asarray(ex["W_K"]))
-    f["sa_WV"] = pmatrix(np.asarray(ex["W_V"]))
-    f["sa_Q"], f["sa_K"], f["sa_V"] = pmatrix(st.q), pmatrix(st.k), pmatrix(st.v)
-    f["sa_S"] = pmatrix(st.scores)
+    f["sa_X"] = pmatrix(st.x, plain)
+    f["sa_WQ"] = pmatrix(np.asarray(ex["W_Q"]), plain)
+    f["sa_WK"] = pmatrix(np.asarray(ex["W_K"]), plain)
+    f["sa_WV"] = pmatrix(np.asarray(ex["W_V"]), plain)
+    f["sa_Q"], f["sa_K"], f["sa_V"] = (pmatrix(m, plain) for m in (st.q, st.k, st.v))
+    f["sa_S"] = pmatrix(st.scores, plain)
     f["sa_A"] = pmatrix(st.weights, dec)
     f["sa_out"] = pmatrix(st.output, dec)
     n, d = st.x.shape
@@ -121,7 +114,7 @@ def figures() -> dict[str, str]:
 
     # --- check s3-itself: with W_Q = W_K = I each score is x_i . x_j
     ident = self_attention_steps(ex["X"], np.eye(d), np.eye(d), np.eye(d))
-    f["sa_id_S"] = pmatrix(ident.scores)
+    f["sa_id_S"] = pmatrix(ident.scores, plain)
     t = words.index("tea")
     f["sa_id_tea_len2"] = plain(ident.scores[t, t])
     f["sa_id_I_I"] = plain(ident.scores[0, 0])
@@ -167,12 +160,12 @@ def attention_row(seed: int) -> dict[str, str]:
         exps = np.exp(row)
         f = {
             "word": WORDS[i],
-            "X": pmatrix(st.x),
-            "WQ": pmatrix(wq),
-            "WK": pmatrix(wk),
+            "X": pmatrix(st.x, plain),
+            "WQ": pmatrix(wq, plain),
+            "WK": pmatrix(wk, plain),
             "x_i": vec(st.x[i], plain),
             "q_i": vec(st.q[i], plain),
-            "K": pmatrix(st.k),
+            "K": pmatrix(st.k, plain),
             "scores": vec(row, plain),
             "exps": vec(exps),
             "total": dec(exps.sum()),
@@ -212,9 +205,9 @@ def attention_output(seed: int) -> dict[str, str]:
             return None
         f = {
             "word": WORDS[i],
-            "Q": pmatrix(q),
-            "K": pmatrix(k),
-            "V": pmatrix(v),
+            "Q": pmatrix(q, plain),
+            "K": pmatrix(k, plain),
+            "V": pmatrix(v, plain),
             "q_i": vec(q[i], plain),
             "scores": vec(row, plain),
             "weights": vec(w),

@@ -18,10 +18,9 @@ from mathmachine.engine.scaling import (
     softmax_slope,
 )
 from mathmachine.engine.softmax import softmax
+from mathmachine.printing import count, dec, plain, pmatrix, vec
 
-from .printing import dec, plain, vec
 from .s03_self_attention import EXAMPLES as S3_EXAMPLES
-from .s03_self_attention import pmatrix
 from .variants import draw
 
 EXAMPLES: dict[str, Any] = {
@@ -113,7 +112,7 @@ def figures() -> dict[str, str]:
     dg = EXAMPLES["dot_growth"]
     draws = dot_product_samples(dg["seed"], dg["samples"], tuple(dg["dims"]))
     raw_var, scaled_var_m = draws.variances(), draws.variances(scaled=True)
-    f["sq_samples"] = f"{dg['samples']:,}"
+    f["sq_samples"] = count(dg["samples"])
     f["sq_d_max"] = str(max(dg["dims"]))
     f["sq_d_max_std"] = plain(math.sqrt(max(dg["dims"])))
     row = dg["dims"].index(dc)

@@ -11,8 +11,7 @@ import numpy as np
 
 from mathmachine.engine.pretrained import cosine_matrix, group_means, word_senses
 from mathmachine.engine.self_attention import self_attention_steps
-
-from .printing import dec, plain, vec
+from mathmachine.printing import dec, plain, vec
 
 # The toy keeps W_Q = W_K = W_V = I (each word's query, key and value are its own vector) and
 # leaves out the ÷√d of §4, so that the numbers stay round; the prose says so.

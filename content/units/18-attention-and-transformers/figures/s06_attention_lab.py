@@ -11,8 +11,8 @@ import numpy as np
 from mathmachine.engine import shares_rounded
 from mathmachine.engine.attention import attention_score_count
 from mathmachine.engine.pretrained import load_minilm
+from mathmachine.printing import count, dec, vec
 
-from .printing import dec, vec
 from .s03_self_attention import EXAMPLES as S3
 
 #: Layers and heads count from 1 on the page (the engine counts from 0).
@@ -50,7 +50,7 @@ def figures() -> dict[str, str]:
     run = model.run(RUNNING)
     n = len(run.tokens)
     f["lab_tea_n"], f["lab_tea_n2"] = str(n), str(n * n)
-    f["lab_tea_all"] = f"{attention_score_count(n, H, L):,}"
+    f["lab_tea_all"] = count(attention_score_count(n, H, L))
 
     # by hand: the row of "tea" in the previous-word head, and how its weight on "drink" came
     l0, h0 = PREV_HEAD[0] - 1, PREV_HEAD[1] - 1
@@ -97,9 +97,9 @@ def figures() -> dict[str, str]:
     words = len(HINDI.split())
     f["lab_hi_words"], f["lab_hi_n"] = str(words), str(m)
     f["lab_hi_pieces"] = " ".join(hindi.tokens[1:-1])
-    f["lab_hi_head"], f["lab_hi_model"] = str(m * m), f"{attention_score_count(m, H, L):,}"
+    f["lab_hi_head"], f["lab_hi_model"] = str(m * m), count(attention_score_count(m, H, L))
     f["lab_hi_model_key"] = str(attention_score_count(m, H, L))
-    f["lab_hi_layer"] = f"{attention_score_count(m, H, 1):,}"
+    f["lab_hi_layer"] = count(attention_score_count(m, H, 1))
     f["lab_hi_words_head"] = str(words * words)
     f["lab_hi_words_model"] = str(attention_score_count(words, H, L))
     f["lab_hi_bare_head"] = str((m - 2) ** 2)

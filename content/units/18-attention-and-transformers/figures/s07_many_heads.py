@@ -20,9 +20,8 @@ import numpy as np
 
 from mathmachine.engine import attention_weight_count, head_dim
 from mathmachine.engine.heads import multi_head_cost, multi_head_steps
+from mathmachine.printing import MINUS, count, dec, plain, pmatrix, vec
 
-from .printing import MINUS, dec, plain, vec
-from .s03_self_attention import pmatrix
 from .variants import distinct, draw
 
 WORDS = ["I", "always", "drink", "tea"]
@@ -96,11 +95,6 @@ def steps(ex: dict[str, Any] | None = None) -> Any:
     return multi_head_steps(ex["X"], heads, ex["W_O"])
 
 
-def _count(x: int) -> str:
-    """A count as printed: 1,048,576."""
-    return f"{x:,}"
-
-
 def figures() -> dict[str, str]:
     """Every number §7 prints."""
     ex = EXAMPLES["two_heads"]
@@ -114,7 +108,7 @@ def figures() -> dict[str, str]:
     f["mh_sqrt_dk"] = plain(math.sqrt(d_k))
     f["mh_sharp"] = plain(SHARP)
     f["mh_sharp_scaled"] = plain(SHARP / math.sqrt(d_k))
-    f["mh_X"] = pmatrix(x)
+    f["mh_X"] = pmatrix(x, plain)
     f["mh_concat_shape"] = f"{st.concat.shape[0]} × {st.concat.shape[1]}"
     f["mh_out_shape"] = f"{st.output.shape[0]} × {st.output.shape[1]}"
     f["mh_head_shape"] = f"{st.heads[0].output.shape[0]} × {st.heads[0].output.shape[1]}"
@@ -125,8 +119,8 @@ def figures() -> dict[str, str]:
     # every head's map, and the row of every word
     for k, head in enumerate(st.heads, start=1):
         f[f"mh_A{k}"] = pmatrix(head.weights, dec)
-        f[f"mh_Q{k}"] = pmatrix(head.q)
-        f[f"mh_K{k}"] = pmatrix(head.k)
+        f[f"mh_Q{k}"] = pmatrix(head.q, plain)
+        f[f"mh_K{k}"] = pmatrix(head.k, plain)
         for i, word in enumerate(WORDS):
             f[f"mh_q{k}_{word}"] = vec(head.q[i], plain)
             f[f"mh_k{k}_{word}"] = vec(head.k[i], plain)
@@ -180,22 +174,22 @@ def figures() -> dict[str, str]:
     f["mh_real_dk"] = str(dk)
     f["mh_real_dk_mistake_times"] = str(D * H)  # multiplied instead of divided
     f["mh_real_weights"] = str(attention_weight_count(D))
-    f["mh_real_weights_printed"] = _count(attention_weight_count(D))
+    f["mh_real_weights_printed"] = count(attention_weight_count(D))
     f["mh_real_forgot_wo"] = str(3 * D * D)
     f["mh_real_biases"] = str(attention_weight_count(D, bias=True))
     f["mh_real_bias_count"] = str(4 * D)
     f["mh_real_twice"] = str(H * 3 * dk * dk + D * D)  # each head's matrices d_k x d_k
     f["mh_real_full_width"] = str(H * 3 * D * D + D * D)  # every head d x d
-    f["mh_real_per_head"] = _count(3 * D * dk)
-    f["mh_real_heads_total"] = _count(H * 3 * D * dk)
-    f["mh_real_wo"] = _count(D * D)
-    f["mh_real_d2"] = _count(D * D)
+    f["mh_real_per_head"] = count(3 * D * dk)
+    f["mh_real_heads_total"] = count(H * 3 * D * dk)
+    f["mh_real_wo"] = count(D * D)
+    f["mh_real_d2"] = count(D * D)
     cost8, cost1 = multi_head_cost(N, D, H), multi_head_cost(N, D, 1)
     if cost8 != cost1:
         raise AssertionError("eight heads must cost what one wide head costs")
-    f["mh_real_mults"] = _count(cost8["multiplications"])
-    f["mh_real_scores"] = _count(cost8["scores"])
-    f["mh_real_per_head_scores"] = _count(cost8["scores"] // H)
+    f["mh_real_mults"] = count(cost8["multiplications"])
+    f["mh_real_scores"] = count(cost8["scores"])
+    f["mh_real_per_head_scores"] = count(cost8["scores"] // H)
     f["mh_real_concat_rows"], f["mh_real_concat_cols"] = str(N), str(D)
     f["mh_real_stacked_rows"] = str(N * H)
     f["mh_real_nn"] = str(N)

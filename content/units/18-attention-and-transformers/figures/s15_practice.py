@@ -9,8 +9,6 @@ print the same, a division by zero in a mistake, numbers too large to work by ha
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import numpy as np
 from numpy.typing import NDArray
 
@@ -23,28 +21,12 @@ from mathmachine.engine import (
     look_back,
     softmax,
 )
+from mathmachine.printing import dec, matrix, plain, pmatrix, tex, vec
 
-from .printing import MINUS, dec, plain, vec
 from .variants import distinct, draw
 
 Figures = dict[str, str]
 Array = NDArray[np.float64]
-
-
-def _mat(m: Array, fmt: Callable[[float], str] = dec) -> str:
-    """A matrix as the answer box reads it and the page prints it: "[[a, b], [c, d]]"."""
-    return "[" + ", ".join("[" + ", ".join(fmt(x) for x in row) + "]" for row in m) + "]"
-
-
-def _latex_mat(m: Array, fmt: Callable[[float], str] = dec) -> str:
-    """A matrix for $...$: \\begin{pmatrix} a & b \\\\ c & d \\end{pmatrix}."""
-    rows = " \\\\ ".join(" & ".join(fmt(x) for x in row) for row in m)
-    return "\\begin{pmatrix} " + rows.replace(MINUS, "-") + " \\end{pmatrix}"
-
-
-def _tex(text: str) -> str:
-    """A printed figure inside $...$ (LaTeX wants an ASCII minus)."""
-    return text.replace(MINUS, "-")
 
 
 # ------------------------------------------------------------------ problem 1: soft-lookup weights
@@ -69,7 +51,7 @@ def soft_weights(seed: int) -> Figures:
         f.update(weights=key, no_exp=no_exp, by_scores=by_scores)
         for i, (s, e, w) in enumerate(zip(lb.scores, exps, lb.weights, strict=True), start=1):
             f[f"s{i}"], f[f"e{i}"], f[f"w{i}"] = plain(s), dec(e), dec(w)
-            f[f"s{i}_tex"] = _tex(plain(s))
+            f[f"s{i}_tex"] = tex(plain(s))
         f["total"] = dec(exps.sum())
         f["top"] = ["“I”", "“drink”", "“tea”"][int(np.argmax(lb.weights))]
         return f
@@ -103,7 +85,7 @@ def soft_output(seed: int) -> Figures:
             n = i + 1
             f[f"k{n}"], f[f"v{n}"] = vec(keys[i], plain), plain(values[i])
             f[f"s{n}"], f[f"w{n}"] = plain(scores[i]), dec(weights[i])
-            f[f"s{n}_tex"] = _tex(plain(scores[i]))
+            f[f"s{n}_tex"] = tex(plain(scores[i]))
         f["scores"] = vec(scores, plain)
         f["weights"] = vec(weights)
         for i, (w, v) in enumerate(zip(weights, values, strict=True), start=1):
@@ -138,7 +120,7 @@ def additive(seed: int) -> Figures:
         if np.abs(scores).min() < 0.05:
             return None  # a score of 0.000 teaches less than one that is clearly not 0
         f: Figures = {"scores": key, "no_tanh": vec(no_tanh), "swapped": vec(swapped)}
-        f.update(W1=_latex_mat(W1, plain), W2=_latex_mat(W2, plain), v=vec(v, plain))
+        f.update(W1=pmatrix(W1, plain), W2=pmatrix(W2, plain), v=vec(v, plain))
         f.update(q=vec(q, plain), W2q=vec(W2 @ q, plain))
         for j in range(2):
             n = j + 1
@@ -178,11 +160,11 @@ def general(seed: int) -> Figures:
         f: Figures = {"scores": key[0], "weights": key[1]}
         f.update(transposed=slips[0], transposed_w=vec(softmax(transposed)))
         f.update(dot=slips[1], dot_w=vec(softmax(plain_dot)))
-        f.update(W=_latex_mat(W, plain), q=vec(q, plain), qW=vec(q @ W, plain))
+        f.update(W=pmatrix(W, plain), q=vec(q, plain), qW=vec(q @ W, plain))
         for j in range(2):
             n = j + 1
             f[f"h{n}"], f[f"score{n}"] = vec(notes[j], plain), plain(scores[j])
-            f[f"score{n}_tex"] = _tex(plain(scores[j]))
+            f[f"score{n}_tex"] = tex(plain(scores[j]))
             f[f"w{n}"] = dec(softmax(scores)[j])
         return f
 
@@ -205,16 +187,16 @@ def gradient(seed: int) -> Figures:
         outer = np.outer(notes[0] - lb.context, q)
         indirect = lb.weights[0] * outer  # forgot the direct route (the identity)
         unweighted = np.eye(2) + outer  # forgot the share alpha_1
-        key = _mat(grad)
-        slips = (_mat(indirect), _mat(unweighted), _mat(grad.T))
+        key = matrix(grad)
+        slips = (matrix(indirect), matrix(unweighted), matrix(grad.T))
         if not distinct(key, *slips) or np.allclose(np.round(grad, 3), np.round(grad.T, 3)):
             return None
         f: Figures = {"grad": key, "indirect": slips[0], "unweighted": slips[1]}
         f.update(h1=vec(notes[0], plain), h2=vec(notes[1], plain), q=vec(q, plain))
         f.update(scores=vec(lb.scores, plain), weights=vec(lb.weights), a1=dec(lb.weights[0]))
         f.update(c=vec(lb.context), h1_minus_c=vec(notes[0] - lb.context))
-        f.update(outer=_latex_mat(outer), grad_tex=_latex_mat(grad))
-        f.update(inner=_latex_mat(np.eye(2) + outer))
+        f.update(outer=pmatrix(outer), grad_tex=pmatrix(grad))
+        f.update(inner=pmatrix(np.eye(2) + outer))
         f["s1"], f["s2"] = plain(lb.scores[0]), plain(lb.scores[1])
         return f
 

@@ -1,0 +1,29 @@
+// printing.js beyond its golden cases (tests/golden/printing.json, which the server's printer
+// writes and golden.test.mjs runs): what it refuses. Run: node --test tests/js/
+import {test} from 'node:test'
+import assert from 'node:assert/strict'
+import {compact, count, dec, plain, rupees, signed, vec} from '../../mathmachine/static/widgets/printing.js'
+
+test('every hyphen becomes a minus sign, not only the first', () => {
+  assert.equal(signed('(-1, -2)'), '(\u22121, \u22122)')
+  assert.equal(vec([-1, -2], null), '(\u22121, \u22122)')
+})
+
+test('what cannot be printed is refused, not printed as NaN', () => {
+  for (const bad of [NaN, Infinity, -Infinity, '1', undefined]) {
+    assert.throws(() => dec(bad), RangeError)
+    assert.throws(() => plain(bad), RangeError)
+  }
+  assert.throws(() => dec(1, -1), RangeError)
+  assert.throws(() => dec(1, 1.5), RangeError)
+  assert.throws(() => count(1.5), RangeError)
+  assert.throws(() => rupees(NaN), RangeError)
+  assert.throws(() => dec(1e21), RangeError)
+})
+
+test('ties round half to even, as the server does (toFixed would round them up)', () => {
+  assert.equal((0.125).toFixed(2), '0.13')
+  assert.equal(dec(0.125, 2), '0.12')
+  assert.equal(dec(-0.125, 2), '\u22120.12')
+  assert.equal(compact(2.0000000001), '2')
+})
