@@ -222,10 +222,28 @@ def _named_weights(blocks: Sequence[Sequence[Sublayer]]) -> dict[str, Any]:
     return out
 
 
-def _style(n_heads: int, pre_norm: bool, eps: float, activation: str) -> Style:
+def _style(
+    n_heads: int, pre_norm: bool, eps: float, activation: str, layer_norm: bool = True
+) -> Style:
     if not isinstance(n_heads, int) or n_heads < 1:
         raise ValueError(f"n_heads must be a positive integer, got {n_heads!r}")
-    return Style(n_heads, bool(pre_norm), check_eps(eps), check_activation(activation))
+    return Style(
+        n_heads, bool(pre_norm), check_eps(eps), check_activation(activation), bool(layer_norm)
+    )
+
+
+def _without_norms(blocks: list[list[Sublayer]], style: Style, what: str) -> None:
+    """layer_norm=False runs x + f(x): a LayerNorm gain or bias in the params would be ignored
+    without a word, so it is an error."""
+    if style.norm:
+        return
+    for i, block in enumerate(blocks):
+        for s in block:
+            if s.gain is not None or s.bias is not None:
+                raise ValueError(
+                    f"{what} layer {i} has ln{s.norm}_g / ln{s.norm}_b but layer_norm=False: "
+                    "leave the LayerNorm's gain and bias out of the params"
+                )
 
 
 def _layers(layers: Sequence[Params], what: str) -> Sequence[Params]:
@@ -422,20 +440,24 @@ def encoder_stack_forward(
     activation: str = "gelu",
     *,
     for_backward: bool = True,
+    layer_norm: bool = True,
 ) -> tuple[Array, Cache]:
     """out [..., n, d] and a cache with ``cache["weights"]`` [layers, ..., heads, n, n] and
     ``cache["hidden"]`` [layers + 1, ..., n, d] (the input, then every block's output).
 
     ``for_backward=False`` (inference) runs the lean kernels and drops each layer's
     intermediate tensors as soon as the layer is done: less memory churn, but then no backward.
+    ``layer_norm=False`` leaves every LayerNorm out (each sublayer is x + f(x); the params must
+    then hold no ln*_g / ln*_b): what a block is without them (§13's ablation).
     """
-    style = _style(n_heads, pre_norm, eps, activation)
+    style = _style(n_heads, pre_norm, eps, activation, layer_norm)
     xa, ctx = _encoder_inputs(x, mask)
     d = xa.shape[-1]
     blocks = [
         _encoder_block(p, d, n_heads, f"encoder_stack layer {i}")
         for i, p in enumerate(_layers(layers, "encoder_stack"))
     ]
+    _without_norms(blocks, style, "encoder_stack")
     return _run("encoder_stack", xa, blocks, style, ctx, for_backward)
 
 
@@ -476,20 +498,23 @@ def decoder_stack_forward(
     activation: str = "gelu",
     *,
     for_backward: bool = True,
+    layer_norm: bool = True,
 ) -> tuple[Array, Cache]:
     """out [..., n, d] and a cache with ``cache["self_weights"]`` [layers, ..., heads, n, n],
     ``cache["cross_weights"]`` [layers, ..., heads, n, n_memory], ``cache["hidden"]``.
 
     ``for_backward=False`` (inference, e.g. greedy decoding) runs the lean kernels and keeps
     only those, not each layer's intermediate tensors: less memory, but no backward.
+    ``layer_norm=False``: no LayerNorms, as in :func:`encoder_stack_forward`.
     """
-    style = _style(n_heads, pre_norm, eps, activation)
+    style = _style(n_heads, pre_norm, eps, activation, layer_norm)
     xa, ctx = _decoder_inputs(x, memory, self_mask, memory_mask, causal)
     d, d_mem = xa.shape[-1], ctx.memory.shape[-1]  # type: ignore[union-attr]
     blocks = [
         _decoder_block(p, d, d_mem, n_heads, f"decoder_stack layer {i}")
         for i, p in enumerate(_layers(layers, "decoder_stack"))
     ]
+    _without_norms(blocks, style, "decoder_stack")
     return _run("decoder_stack", xa, blocks, style, ctx, for_backward)
 
 

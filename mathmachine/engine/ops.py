@@ -413,6 +413,7 @@ class Style:
     pre_norm: bool  # True: x + f(LN(x)) (pre-LN); False: LN(x + f(x)) (post-LN, the 2017 one)
     eps: float  # LayerNorm's
     activation: str  # the feed-forward network's: "gelu" or "relu"
+    norm: bool = True  # False: x + f(x), the residual without its LayerNorm (§13's ablation)
 
 
 @dataclass(frozen=True)
@@ -468,10 +469,14 @@ def sublayer_forward(
     """x [..., n, d] -> [..., n, d]; the cache keeps the LayerNorm's and f's caches and the
     stages: ln{i}, f's output under its name, and resid{i} (the residual sum)."""
     i = s.norm
+    if not style.norm:  # x + f(x): no LayerNorm at all
+        f, c_f = _f_forward(s, x, ctx, style, k)
+        y: Array = x + f
+        return y, {"ln": None, "no_norm": True, "f": c_f, "stages": {s.name: f, f"resid{i}": y}}
     if style.pre_norm:  # x + f(LN(x))
         h, c_ln = k.layer_norm(x, s.gain, s.bias, style.eps)  # [..., n, d]
         f, c_f = _f_forward(s, h, ctx, style, k)
-        y: Array = x + f
+        y = x + f
         stages = {f"ln{i}": h, s.name: f, f"resid{i}": y}
     else:  # LN(x + f(x))
         f, c_f = _f_forward(s, x, ctx, style, k)
@@ -485,10 +490,15 @@ def sublayer_backward(
     dy: Array, c: Cache, s: Sublayer, pre_norm: bool
 ) -> tuple[Array, Array | None, dict[str, Array]]:
     """(dx, dmemory or None, gradients of the sublayer's weights under their block names)."""
-    if pre_norm:  # y = x + f(h), h = LN(x)
+    dg: Array | None = None
+    db: Array | None = None
+    if c.get("no_norm"):  # y = x + f(x)
+        dhs, dmem, df = _f_backward(s, dy, c["f"])
+        dx: Array = sum(dhs, dy)
+    elif pre_norm:  # y = x + f(h), h = LN(x)
         dhs, dmem, df = _f_backward(s, dy, c["f"])
         dx_ln, dg, db = layer_norm_backward(sum(dhs[1:], dhs[0]), c["ln"])
-        dx: Array = dy + dx_ln
+        dx = dy + dx_ln
     else:  # y = LN(z), z = x + f(x)
         dz, dg, db = layer_norm_backward(dy, c["ln"])
         dhs, dmem, df = _f_backward(s, dz, c["f"])

@@ -94,3 +94,14 @@ def test_split_is_deterministic() -> None:
 def test_tokenize_english() -> None:
     assert tokenize_english("  I drink Tea. ") == ["i", "drink", "tea"]
     assert tokenize_english("") == []
+
+
+def test_provenance_says_where_a_sentence_stands() -> None:
+    from mathmachine.engine.tiny.corpus import HELD_OUT, NOT_IN_CORPUS, TRAINING, provenance
+
+    train, held = split()
+    assert provenance(train[0].english_text) == (train[0], TRAINING)
+    assert provenance(held[0].english_text.upper() + ".") == (held[0], HELD_OUT)
+    for text in ("tea drink I", "I drink books", "I drink", ""):
+        assert provenance(text) == (None, NOT_IN_CORPUS)
+    assert sum(provenance(p.english_text)[1] == HELD_OUT for p in all_pairs()) == len(held)

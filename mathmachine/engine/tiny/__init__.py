@@ -27,9 +27,8 @@ from numpy.typing import NDArray
 
 from .._types import Params
 from ..layers import softmax_forward
-from ..train import count_weights
 from .corpus import EOS, MAX_ENGLISH, all_pairs, vocab
-from .model import BOS_ID, TinyConfig, greedy_decode
+from .model import BOS_ID, TinyConfig, greedy_decode, weight_parts
 from .training import WEIGHTS_PATH, read_weights
 
 __all__ = ["TinyTranslator", "Translation", "load"]
@@ -184,16 +183,7 @@ class TinyTranslator:
 
     def weight_count(self) -> dict[str, int]:
         """Number of trained numbers, by part, and the total."""
-        p = self.params
-        parts = {
-            "english embeddings": count_weights({"e": p["src_emb"]}),
-            "hindi embeddings": count_weights({"e": p["tgt_emb"]}),
-            "encoder": count_weights(p["enc"]),
-            "decoder": count_weights(p["dec"]),
-            "output layer": count_weights(p["out"]),
-        }
-        parts["total"] = sum(parts.values())
-        return parts
+        return weight_parts(self.params)
 
 
 @cache

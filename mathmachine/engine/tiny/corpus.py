@@ -349,3 +349,22 @@ def encode(pairs: tuple[Pair, ...] | list[Pair], v: Vocab | None = None) -> Batc
         tgt_out[r, : len(h) + 1] = [*h, hi[EOS]]
         tgt_len[r] = len(h) + 1
     return Batch(src, src_len, tgt_in, tgt_out, tgt_len)
+
+
+TRAINING, HELD_OUT, NOT_IN_CORPUS = "training", "held out", "not in the corpus"
+
+
+@cache
+def _by_english() -> dict[tuple[str, ...], tuple[Pair, str]]:
+    train, held = split()
+    out = {tuple(w.lower() for w in p.english): (p, TRAINING) for p in train}
+    out |= {tuple(w.lower() for w in p.english): (p, HELD_OUT) for p in held}
+    return out
+
+
+def provenance(text: str) -> tuple[Pair | None, str]:
+    """Where an English sentence stands: (its pair, TRAINING) when the model learned from it,
+    (its pair, HELD_OUT) when it is in the corpus but was kept from training, (None,
+    NOT_IN_CORPUS) otherwise (known words in an order or a combination the grammar never makes,
+    e.g. "tea drink I" or "I drink books"). Case and a final full stop do not matter."""
+    return _by_english().get(tuple(tokenize_english(text)), (None, NOT_IN_CORPUS))

@@ -25,7 +25,8 @@ vocabulary size, H heads. Pad id is 0 on both sides: pad keys are masked out, pa
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass
 from typing import Any
 
 import numpy as np
@@ -50,11 +51,15 @@ from ..layers import (
     linear_forward,
 )
 from ..positions import sinusoidal_positions
+from ..train import count_weights
 from .corpus import MAX_HINDI, Batch
 
 BOS_ID, EOS_ID, PAD_ID = 1, 2, 0  # the Hindi vocabulary starts <pad>, <s>, </s>
 
 IntArray = NDArray[np.int64]
+
+
+ENCODER_DECODER, DECODER_ONLY = "encoder-decoder", "decoder-only"
 
 
 @dataclass(frozen=True)
@@ -69,6 +74,42 @@ class TinyConfig:
     activation: str = "relu"
     pre_norm: bool = False  # post-LN, as in the 2017 transformer
     emb_std: float = 0.1  # embeddings start small next to the positions (amplitude 1)
+    # The ablations of §13 ("what each part buys", :mod:`.ablations`); the committed model keeps
+    # every default, and :func:`config_dict` leaves defaults out, so its files do not change.
+    positions: bool = True  # False: no sinusoidal positions on either side
+    layer_norm: bool = True  # False: every sublayer is x + f(x), no LayerNorm anywhere
+    arch: str = ENCODER_DECODER  # or DECODER_ONLY (:mod:`.decoder_only`; dec_layers blocks)
+
+    def __post_init__(self) -> None:
+        if self.arch not in (ENCODER_DECODER, DECODER_ONLY):
+            raise ValueError(f"arch must be {ENCODER_DECODER!r} or {DECODER_ONLY!r}")
+
+
+#: The fields added for the ablations, with their defaults (left out of the saved config).
+_ABLATION_DEFAULTS = {"positions": True, "layer_norm": True, "arch": ENCODER_DECODER}
+
+
+def config_dict(cfg: TinyConfig) -> dict[str, Any]:
+    """The config as saved in weights.npz and history.json: every field, except the ablation
+    switches left at their defaults (so the committed model's files stay byte for byte what they
+    were before the switches existed); ``TinyConfig(**config_dict(cfg)) == cfg``."""
+    return {
+        k: v
+        for k, v in asdict(cfg).items()
+        if k not in _ABLATION_DEFAULTS or v != _ABLATION_DEFAULTS[k]
+    }
+
+
+def _positions(cfg: TinyConfig, n: int) -> Array:
+    """Sinusoidal positions [n, d], or zeros for the model trained without them."""
+    if cfg.positions:
+        return sinusoidal_positions(n, cfg.d_model)
+    return np.zeros((n, cfg.d_model))
+
+
+def without_norms(params: Mapping[str, Array]) -> dict[str, Array]:
+    """A block's params without its LayerNorm gains and biases (for layer_norm=False)."""
+    return {k: v for k, v in params.items() if not k.startswith("ln")}
 
 
 def init_params(cfg: TinyConfig, rng: np.random.Generator) -> Params:
@@ -78,8 +119,12 @@ def init_params(cfg: TinyConfig, rng: np.random.Generator) -> Params:
     Layout: {"src_emb": [V_en, d], "tgt_emb": [V_hi, d], "enc": {"0": block}, "dec": {"0": block},
     "out": {"W": [d, V_hi], "b": [V_hi]}} with block dicts as :mod:`..block` names them.
     """
+    if cfg.arch == DECODER_ONLY:
+        from .decoder_only import init_params as init_decoder_only
+
+        return init_decoder_only(cfg, rng)
     d = cfg.d_model
-    return {
+    params: dict[str, Any] = {
         "src_emb": rng.standard_normal((cfg.src_vocab, d)) * cfg.emb_std,
         "tgt_emb": rng.standard_normal((cfg.tgt_vocab, d)) * cfg.emb_std,
         "enc": {str(i): init_block_params(rng, d, cfg.d_ff) for i in range(cfg.enc_layers)},
@@ -89,6 +134,25 @@ def init_params(cfg: TinyConfig, rng: np.random.Generator) -> Params:
             "b": np.zeros(cfg.tgt_vocab),
         },
     }
+    if not cfg.layer_norm:  # the same random draws, the gains and biases dropped
+        for group in ("enc", "dec"):
+            params[group] = {i: without_norms(b) for i, b in params[group].items()}
+    return params
+
+
+def weight_parts(params: Params) -> dict[str, int]:
+    """Number of trained numbers, by part, and the total (either architecture: a decoder-only
+    model has no "encoder", and its "decoder" is its one causal stack)."""
+    parts = {
+        "english embeddings": count_weights({"e": params["src_emb"]}),
+        "hindi embeddings": count_weights({"e": params["tgt_emb"]}),
+    }
+    if params.get("enc"):
+        parts["encoder"] = count_weights(params["enc"])
+    parts["decoder"] = count_weights(params["dec"])
+    parts["output layer"] = count_weights(params["out"])
+    parts["total"] = sum(parts.values())
+    return parts
 
 
 def _layers(group: Params) -> list[Params]:
@@ -112,11 +176,17 @@ def encode_source(
     src = _check_ids(src, cfg.src_vocab, "src")
     S = src.shape[1]
     emb, c_emb = embedding_forward(src, params["src_emb"])  # [B, S, d]
-    pos = sinusoidal_positions(S, cfg.d_model)  # [S, d]
+    pos = _positions(cfg, S)  # [S, d]
     x = emb + pos
     key_mask = padding_mask(np.asarray(src_len), S)  # [B, 1, S]: pad keys hidden
     memory, c_enc = encoder_stack_forward(
-        x, _layers(params["enc"]), cfg.n_heads, key_mask, cfg.pre_norm, activation=cfg.activation
+        x,
+        _layers(params["enc"]),
+        cfg.n_heads,
+        key_mask,
+        cfg.pre_norm,
+        activation=cfg.activation,
+        layer_norm=cfg.layer_norm,
     )
     return memory, {"emb": emb, "c_emb": c_emb, "pos": pos, "x": x, "enc": c_enc, "mask": key_mask}
 
@@ -135,7 +205,7 @@ def decode_target(
     tgt_in = _check_ids(tgt_in, cfg.tgt_vocab, "tgt_in")
     T = tgt_in.shape[1]
     emb, c_emb = embedding_forward(tgt_in, params["tgt_emb"])  # [B, T, d]
-    pos = sinusoidal_positions(T, cfg.d_model)
+    pos = _positions(cfg, T)
     y = emb + pos
     h, c_dec = decoder_stack_forward(
         y,
@@ -146,6 +216,7 @@ def decode_target(
         causal=True,
         pre_norm=cfg.pre_norm,
         activation=cfg.activation,
+        layer_norm=cfg.layer_norm,
     )
     logits, c_out = linear_forward(h, params["out"]["W"], params["out"]["b"])  # [B, T, V]
     cache = {"emb": emb, "c_emb": c_emb, "pos": pos, "y": y, "dec": c_dec, "h": h}

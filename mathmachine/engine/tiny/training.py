@@ -26,8 +26,17 @@ from numpy.typing import NDArray
 
 from .._types import Params
 from ..train import Adam, clip_by_global_norm, flatten, linear_decay, stream_rng, unflatten
+from . import decoder_only
 from .corpus import EOS, Batch, Pair, encode, split, vocab
-from .model import TinyConfig, cross_attention, greedy_decode, init_params, loss_and_grads
+from .model import (
+    DECODER_ONLY,
+    TinyConfig,
+    config_dict,
+    cross_attention,
+    greedy_decode,
+    init_params,
+    loss_and_grads,
+)
 
 HERE = Path(__file__).resolve().parent
 WEIGHTS_PATH = HERE / "weights.npz"
@@ -65,10 +74,25 @@ def exact_match(
 ) -> tuple[float, list[list[str]]]:
     """(share of pairs translated exactly, the greedy outputs as Hindi words)."""
     b = encode(tuple(pairs))
-    ids, _ = greedy_decode(params, cfg, b.src, b.src_len)
+    ids, _ = greedy(params, cfg, b.src, b.src_len)
     words = [decode_ids(row) for row in ids]
     ok = sum(list(p.hindi) == w for p, w in zip(pairs, words, strict=True))
     return ok / len(pairs), words
+
+
+def greedy(
+    params: Params, cfg: TinyConfig, src: NDArray[np.int64], src_len: NDArray[np.int64]
+) -> tuple[NDArray[np.int64], Any]:
+    """Greedy decoding by the model's own architecture (encoder–decoder or decoder-only)."""
+    if cfg.arch == DECODER_ONLY:
+        return decoder_only.greedy_decode(params, cfg, src, src_len)
+    return greedy_decode(params, cfg, src, src_len)
+
+
+def _loss_and_grads(params: Params, cfg: TinyConfig, b: Batch) -> tuple[float, Params]:
+    if cfg.arch == DECODER_ONLY:
+        return decoder_only.loss_and_grads(params, cfg, b)
+    return loss_and_grads(params, cfg, b)
 
 
 def decode_ids(row: NDArray[np.int64]) -> list[str]:
@@ -96,18 +120,25 @@ def _checkpoint(params: Params, cfg: TinyConfig, step: int, loss: float | None) 
     sentences = []
     for p in _watch_pairs():
         b = encode((p,))
-        ids, _ = greedy_decode(params, cfg, b.src, b.src_len)
-        # the map for the correct Hindi sentence (teacher forcing), rows = Hindi words + </s>
-        weights = cross_attention(params, cfg, b)[0]  # [heads, T, S]
+        ids, _ = greedy(params, cfg, b.src, b.src_len)
+        # the map for the correct Hindi sentence (teacher forcing), rows = Hindi words + </s>;
+        # a decoder-only model has no cross-attention: the share of its last layer's
+        # self-attention that each Hindi slot puts on each English word instead
+        decoder_only_model = cfg.arch == DECODER_ONLY
+        if decoder_only_model:
+            weights = decoder_only.attention_on_english(params, cfg, b)[0]  # [heads, T, S]
+        else:
+            weights = cross_attention(params, cfg, b)[0]  # [heads, T, S]
         n_hi, n_en = len(p.hindi) + 1, len(p.english)
         w = weights[:, :n_hi, :n_en]
+        name = "attention_on_english" if decoder_only_model else "cross_attention"
         sentences.append(
             {
                 "english": list(p.english),
                 "hindi": [*p.hindi, EOS],
                 "translit": list(p.translit),
-                "cross_attention": np.round(w.mean(axis=0), 4).tolist(),
-                "cross_attention_per_head": np.round(w, 4).tolist(),
+                name: np.round(w.mean(axis=0), 4).tolist(),
+                f"{name}_per_head": np.round(w, 4).tolist(),
                 "greedy_output": decode_ids(ids[0]),
             }
         )
@@ -141,8 +172,11 @@ def train(
     pairs: Sequence[Pair] | None = None,
     on_step: Callable[[int, float], None] | None = None,
     keep_checkpoints: bool = True,
+    stop_after: int | None = None,
 ) -> TrainResult:
-    """Train from scratch. ``pairs`` defaults to the training split."""
+    """Train from scratch. ``pairs`` defaults to the training split. ``stop_after`` ends the
+    run after that many steps of the settings' schedule (the learning rate still decays over
+    ``settings.steps``): the start of a full run, step for step."""
     s = settings or TrainSettings()
     v = vocab()
     cfg = cfg or TinyConfig(src_vocab=len(v.english), tgt_vocab=len(v.hindi))
@@ -155,9 +189,10 @@ def train(
         result.checkpoints.append(_checkpoint(params, cfg, 0, None))
     flat_params = flatten(params)  # views: Adam's in-place updates reach ``params``
     spent = 0.0
-    for step in range(s.steps):
+    n_steps = s.steps if stop_after is None else min(s.steps, stop_after)
+    for step in range(n_steps):
         t0 = time.perf_counter()
-        loss, grads = loss_and_grads(params, cfg, data.take(order[step]))
+        loss, grads = _loss_and_grads(params, cfg, data.take(order[step]))
         flat_grads = flatten(grads)
         norm = clip_by_global_norm(flat_grads, s.clip_norm)
         opt.step(flat_params, flat_grads, linear_decay(step, s.steps, s.lr, s.final_lr_fraction))
@@ -180,7 +215,7 @@ def weights_bytes(params: Params, cfg: TinyConfig) -> bytes:
     """The .npz bytes: every parameter as float32 ("a.b.c" names), plus the config and the
     vocabularies as JSON (so stale weights are detected when the corpus changes)."""
     v = vocab()
-    meta = {"config": asdict(cfg), "english": list(v.english), "hindi": list(v.hindi)}
+    meta = {"config": config_dict(cfg), "english": list(v.english), "hindi": list(v.hindi)}
     arrays = {k: a.astype(np.float32) for k, a in flatten(params).items()}
     arrays["__meta__"] = np.array(json.dumps(meta, ensure_ascii=False, sort_keys=True))
     buf = io.BytesIO()
@@ -208,7 +243,7 @@ def history_dict(result: TrainResult) -> dict[str, Any]:
         "settings": {
             k: (list(v) if isinstance(v, tuple) else v) for k, v in asdict(result.settings).items()
         },
-        "config": asdict(result.config),
+        "config": config_dict(result.config),
         "n_train": len(train_pairs),
         "n_held_out": len(held),
         "watch_sentences": list(WATCH_SENTENCES),
