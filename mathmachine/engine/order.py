@@ -75,7 +75,7 @@ class ShuffleTest:
     ``order`` says where each word of the shuffled sentence comes from: shuffled word i is
     original word order[i]. ``positions`` [n, d] (or None) is added by place, after the
     shuffle, as a transformer adds its position encodings. ``original`` and ``shuffled`` keep
-    every stage (§3's :class:`SelfAttentionSteps`, scaled by √d_k).
+    every stage (§3's :class:`SelfAttentionSteps`).
     """
 
     order: tuple[int, ...]
@@ -119,9 +119,11 @@ def shuffle_test(
     order: ArrayLike,
     *,
     positions: ArrayLike | None = None,
+    scaled: bool = True,
 ) -> ShuffleTest:
     """x [n, d] (one row per word), W_q, W_k [d, d_k], W_v [d, d_v], ``order`` a permutation
-    of 0..n-1, ``positions`` [n, d] or None -> both sentences' self-attention (scaled).
+    of 0..n-1, ``positions`` [n, d] or None -> both sentences' self-attention (scaled by √d_k,
+    or, with ``scaled=False``, §3's plain softmax(QKᵀ)).
 
     Without positions, ``shuffled.output == expected`` to rounding, whatever the weights.
     """
@@ -135,8 +137,8 @@ def shuffle_test(
         if pe.shape != xa.shape:
             raise ValueError(f"positions must have X's shape {xa.shape}, got {pe.shape}")
     add = 0.0 if pe is None else pe  # by place: the shuffle moves words, not places
-    original = self_attention_steps(xa + add, W_q, W_k, W_v, scaled=True)
-    shuffled = self_attention_steps(xa[list(perm)] + add, W_q, W_k, W_v, scaled=True)
+    original = self_attention_steps(xa + add, W_q, W_k, W_v, scaled=scaled)
+    shuffled = self_attention_steps(xa[list(perm)] + add, W_q, W_k, W_v, scaled=scaled)
     return ShuffleTest(order=perm, positions=pe, original=original, shuffled=shuffled)
 
 

@@ -55,6 +55,8 @@ def test_with_positions_a_shuffle_changes_the_outputs() -> None:
     assert not all(t.same_outputs())
     ref = attention_by_loops((x[[2, 1, 0]] + pe).tolist(), wq.tolist(), wk.tolist(), wv.tolist())
     assert np.allclose(t.shuffled.output, ref, rtol=0, atol=1e-12)
+    # unscaled, as §3 computes it: the same reordering without positions
+    assert O.shuffle_test(x, wq, wk, wv, [1, 2, 0], scaled=False).gap < 1e-12
     # the identity order changes nothing, with positions or without
     assert O.shuffle_test(x, wq, wk, wv, [0, 1, 2], positions=pe).gap == 0.0
 
