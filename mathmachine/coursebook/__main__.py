@@ -66,9 +66,15 @@ def check(paths: list[str], root: str | None) -> int:
         written = [s for s in unit.sections if s.written]
         checks = sum(len(s.checks) for s in written)
         widgets = sum(len(s.widgets) for s in written)
+        drafts = "".join(
+            f", draft §{d.number} ({len(d.widgets)} of {d.published_widgets} widget(s), "
+            f"{len(d.checks)} of {d.published_checks} check(s))"
+            for d in unit.drafts
+        )
         print(
             f"ok: unit {unit.number} {unit.slug}: {len(written)} of {len(unit.sections)} "
-            f"sections written, {widgets} widget(s), {checks} check(s), compiled in {ms:.0f} ms"
+            f"sections written, {widgets} widget(s), {checks} check(s){drafts}, "
+            f"compiled in {ms:.0f} ms"
         )
     return status
 

@@ -7,7 +7,7 @@ the page before the learner answers.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from .kinds.base import Option
@@ -118,7 +118,12 @@ class CompiledSection:
 
     scripts / styles: the static files the page must load (ES modules) and link (stylesheets),
     each once, in first-use order: what the section's widgets and directives declared, nothing
-    more."""
+    more.
+
+    draft: a section being written in the open (unit.toml ``draft = true``), compiled like any
+    other. It is never in CompiledUnit.sections as written: there it stands as an unwritten
+    placeholder, and the compiled draft is in CompiledUnit.drafts, which only staff are served
+    (CompiledUnit.with_drafts)."""
 
     number: int
     slug: str
@@ -136,6 +141,12 @@ class CompiledSection:
     styles: tuple[str, ...] = ()
     problems: tuple[CheckDef, ...] = ()  # the practice problems (checks holds the predictions)
     planned_problems: int = 0  # the problems it will hold when finished (unit.toml `problems`)
+    draft: bool = False
+
+    @property
+    def published(self) -> bool:
+        """Written and not a draft: what learners may be served and every count counts."""
+        return self.written and not self.draft
 
     @property
     def gradables(self) -> tuple[CheckDef, ...]:
@@ -213,6 +224,25 @@ class CompiledUnit:
     offer: str = ""
     course: str = ""
     known_units: dict[int, str] = field(default_factory=dict)  # for {unit} links in variants
+    # The draft sections as compiled (unit.toml `draft = true`), for staff only: `sections`
+    # holds an unwritten placeholder in each one's place, so nothing that reads `sections`
+    # (pages, the offer, receipts, progress, Continue) can show or count a draft.
+    drafts: tuple[CompiledSection, ...] = ()
+
+    def with_drafts(self) -> CompiledUnit:
+        """The unit as staff read it: each draft in its place among the sections (written, with
+        ``draft`` set). Its source_hash differs from the unit's, so nothing rendered from it is
+        kept under the learners' keys; its ``contents`` still count published sections only.
+        Tests that hold every section to the rules take their sections from here."""
+        if not self.drafts:
+            return self
+        by_number = {d.number: d for d in self.drafts}
+        return replace(
+            self,
+            sections=tuple(by_number.get(s.number, s) for s in self.sections),
+            drafts=(),
+            source_hash=f"{self.source_hash}+drafts",
+        )
 
     @property
     def price_note(self) -> str:
@@ -227,25 +257,29 @@ class CompiledUnit:
 
     @property
     def problems_per_section(self) -> dict[int, int]:
-        """Section number -> how many practice problems it has (as compiled)."""
-        return {s.number: len(s.problems) for s in self.sections}
+        """Section number -> how many practice problems it has (as compiled; a draft has none)."""
+        return {s.number: len(s.problems) if not s.draft else 0 for s in self.sections}
 
     @property
     def contents(self) -> UnitContents:
-        """What is written today and what the finished unit plans (UnitContents)."""
-        written = [s for s in self.sections if s.written]
+        """What is written today and what the finished unit plans (UnitContents). A draft
+        counts as unwritten, even in the unit as staff read it (with_drafts)."""
+        written = [s for s in self.sections if s.published]
+        problems = self.problems_per_section
         return UnitContents(
             sections=len(self.sections),
             written=tuple(s.number for s in written),
-            unwritten=tuple(s.number for s in self.sections if not s.written),
+            unwritten=tuple(s.number for s in self.sections if not s.published),
             free=tuple(s.number for s in self.sections if s.free),
             partial=tuple(s.number for s in written if len(s.problems) < s.planned_problems),
             widgets=sum(len(s.widgets) for s in written),
             checks=sum(len(s.checks) for s in written),
-            problems=sum(self.problems_per_section.values()),
+            problems=sum(problems.values()),
             planned_widgets=sum(s.published_widgets for s in self.sections),
             planned_checks=sum(s.published_checks for s in self.sections),
-            planned_problems=sum(max(s.planned_problems, len(s.problems)) for s in self.sections),
+            planned_problems=sum(
+                max(s.planned_problems, problems[s.number]) for s in self.sections
+            ),
         )
 
     def check(self, check_id: str) -> CheckDef:

@@ -45,14 +45,33 @@ def section_get(unit: CompiledUnit, number: int) -> CompiledSection:
     raise Http404(f"Unit {unit.number} has no section {number}")
 
 
+def reads_drafts(user: AbstractBaseUser | AnonymousUser) -> bool:
+    """Staff (signed in, active, ``is_staff``) are served draft sections; nobody else is."""
+    return bool(
+        getattr(user, "is_authenticated", False)
+        and getattr(user, "is_active", False)
+        and getattr(user, "is_staff", False)
+    )
+
+
+def unit_for_reader(unit: CompiledUnit, user: AbstractBaseUser | AnonymousUser) -> CompiledUnit:
+    """The unit as this user may be served it: with its draft sections in place for staff
+    (CompiledUnit.with_drafts), as published for everyone else. Counts (the offer, progress,
+    Continue) are always read from the published unit."""
+    return unit.with_drafts() if unit.drafts and reads_drafts(user) else unit
+
+
 def section_access(
     *, user: AbstractBaseUser | AnonymousUser, unit: CompiledUnit, section: CompiledSection
 ) -> bool:
     """May this user read this section? THE gate: every page, JSON answer and check reads it.
 
-    Free sections are open to everyone; any other section only to a user entitled to the unit
-    (billing decides entitlement: a unit purchase, or the bundle). Fails closed.
+    A draft only staff may read (whether or not they bought the unit). Free sections are open
+    to everyone; any other section only to a user entitled to the unit (billing decides
+    entitlement: a unit purchase, or the bundle). Fails closed.
     """
+    if section.draft:
+        return reads_drafts(user)
     if section.free:
         return True
     from mathmachine.billing.selectors import has_unit_access  # here: billing may import us
@@ -70,7 +89,9 @@ def toc_with_access(
     paid_open: bool | None = None
     toc: list[dict[str, object]] = []
     for section in unit.sections:
-        if section.free:
+        if section.draft:
+            is_open = section_access(user=user, unit=unit, section=section)
+        elif section.free:
             is_open = True
         else:
             if paid_open is None:
@@ -156,7 +177,8 @@ def unit_progress(*, learner: Learner, unit: CompiledUnit) -> UnitProgress:
         else []
     )
     reached = tuple(visits)
-    checks = {c.id for s in unit.sections for c in s.checks}  # the predictions, not problems
+    # The published predictions (not problems, not a draft's checks).
+    checks = {c.id for s in unit.sections if not s.draft for c in s.checks}
     return UnitProgress(
         checks_total=len(checks),
         checks_answered=sum(1 for i, a in answers.items() if i in checks and a.attempts),
@@ -177,7 +199,7 @@ def continue_section(
     one is answered, the written open section they reached last; else the first written open
     section. Never a section still being written, even one they visited.
     """
-    readable = [s for s in unit.sections if s.written and s.number in open_numbers]
+    readable = [s for s in unit.sections if s.published and s.number in open_numbers]
     if not readable:
         return unit.sections[0].number
     for section in readable:
@@ -272,5 +294,6 @@ def problem_mastery(
     return [
         ProblemMastery(p, s.number, mastery_level(answers.get(p.id)))
         for s in unit.sections
+        if not s.draft
         for p in s.problems
     ]

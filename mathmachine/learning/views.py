@@ -42,22 +42,28 @@ def home(request: HttpRequest) -> HttpResponse:
 
 @require_GET
 def unit_detail(request: HttpRequest, unit_slug: str) -> HttpResponse:
-    unit = selectors.unit_get(unit_slug)
+    published = selectors.unit_get(unit_slug)
+    unit = selectors.unit_for_reader(published, request.user)  # staff: with its drafts
     learner = learner_from_request(request)
     toc = selectors.toc_with_access(user=request.user, unit=unit)
+    # Progress, ownership and Continue count the published unit only (never a draft).
+    standing = selectors.learner_unit(
+        user=request.user, learner=learner, unit=published, toc=toc if unit is published else None
+    )
     context = {
         "unit": unit,
         "toc": toc,
         "toc_html": partial(toc_html, unit=unit, toc=toc, current=None),
-        "standing": selectors.learner_unit(user=request.user, learner=learner, unit=unit, toc=toc),
-        "contents": unit.contents,
+        "standing": standing,
+        "contents": published.contents,
     }
     return _private(render(request, "learning/unit.html", context))
 
 
 @require_GET
 def section_detail(request: HttpRequest, unit_slug: str, number: int) -> HttpResponse:
-    unit = selectors.unit_get(unit_slug)
+    published = selectors.unit_get(unit_slug)
+    unit = selectors.unit_for_reader(published, request.user)  # staff: with its drafts
     section = selectors.section_get(unit, number)
     toc = selectors.toc_with_access(user=request.user, unit=unit)
     is_open = {cast(CompiledSection, item["section"]).number: item["open"] for item in toc}
@@ -72,7 +78,8 @@ def section_detail(request: HttpRequest, unit_slug: str, number: int) -> HttpRes
     # A plain read makes no learner (no session row, no visit row): the anonymous token is made
     # at the first answer (check_answer), and sections reached are recorded from then on.
     learner = learner_from_request(request)
-    services.section_visit_record(learner=learner, unit_slug=unit.slug, section_number=number)
+    if not section.draft:  # a staff read of a draft is no visit: it counts nowhere
+        services.section_visit_record(learner=learner, unit_slug=unit.slug, section_number=number)
     answers = selectors.answers_for(learner=learner, unit_slug=unit.slug)
     messages_by_check = {
         m.extra_tags.removeprefix("check:"): str(m)
@@ -108,7 +115,7 @@ def section_detail(request: HttpRequest, unit_slug: str, number: int) -> HttpRes
                 # Exactly what the section's widgets and directives declared (CompiledSection).
                 "scripts": section.scripts,
                 "styles": section.styles,
-                "contents": unit.contents,
+                "contents": published.contents,
                 "previous": previous,
                 "next": following,
                 "is_preview_end": is_preview_end,
@@ -171,7 +178,7 @@ def _gate(request: HttpRequest, unit: CompiledUnit, check_id: str, wants_json: b
 @require_POST
 def check_answer(request: HttpRequest, unit_slug: str, check_id: str) -> HttpResponse:
     """Grade an answer. JSON for the page's script; a redirect back for forms without JS."""
-    unit = selectors.unit_get(unit_slug)
+    unit = selectors.unit_for_reader(selectors.unit_get(unit_slug), request.user)
     wants_json = "application/json" in request.headers.get("Accept", "")
     found = _gate(request, unit, check_id, wants_json)
     if isinstance(found, HttpResponse):
@@ -184,7 +191,7 @@ def check_answer(request: HttpRequest, unit_slug: str, check_id: str) -> HttpRes
     outcome = services.check_answer_submit(
         learner=learner, unit_slug=unit.slug, check=check, raw=raw
     )
-    if new_learner and outcome.record is not None:
+    if new_learner and outcome.record is not None and not section.draft:
         # Their read of this section made no learner yet (section_detail): it counts from here.
         services.section_visit_record(
             learner=learner, unit_slug=unit.slug, section_number=section.number
@@ -223,7 +230,7 @@ def check_answer(request: HttpRequest, unit_slug: str, check_id: str) -> HttpRes
 @require_POST
 def check_reveal(request: HttpRequest, unit_slug: str, check_id: str) -> HttpResponse:
     """ "Show me the worked answer": recorded, then the check is shown with it."""
-    unit = selectors.unit_get(unit_slug)
+    unit = selectors.unit_for_reader(selectors.unit_get(unit_slug), request.user)
     wants_json = "application/json" in request.headers.get("Accept", "")
     found = _gate(request, unit, check_id, wants_json)
     if isinstance(found, HttpResponse):

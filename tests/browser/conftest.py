@@ -220,9 +220,10 @@ class SitePage:
         self.context.close()
 
 
-def buyer_session(*, email: str = "") -> str:
+def buyer_session(*, email: str = "", staff: bool = False) -> str:
     """A signed-in learner who has bought Unit 18 (a paid order with its entitlement, written
-    directly); returns the session cookie's value."""
+    directly), on the staff too with ``staff`` (who are served draft sections); returns the
+    session cookie's value."""
     from django.contrib.auth import get_user_model
     from django.test import Client
     from support import paid_order_create
@@ -230,7 +231,9 @@ def buyer_session(*, email: str = "") -> str:
     from mathmachine.billing.models import Product
 
     email = email or f"buyer-{uuid.uuid4().hex[:10]}@example.com"
-    user = get_user_model().objects.create_user(email, email, "a long test password 42")
+    user = get_user_model().objects.create_user(
+        email, email, "a long test password 42", is_staff=staff
+    )
     paid_order_create(user, Product.objects.get(code="unit-18"))
     client = Client()
     client.force_login(user)
@@ -242,10 +245,11 @@ def open_page(
     chromium: Any, live_server: Any, transactional_db: None, migration_data_kept: None
 ) -> Iterator[Callable[..., SitePage]]:
     """``open_page(path, width=360, height=740, js=True, reduced_motion="no-preference",
-    buyer=False)``.
+    buyer=False, staff=False)``.
 
     Returns a SitePage already at ``path`` (pass ``path=None`` to navigate later); with
-    ``buyer=True`` it is signed in as a learner who bought Unit 18 (locked sections open). At
+    ``buyer=True`` it is signed in as a learner who bought Unit 18 (locked sections open), with
+    ``staff=True`` as a member of staff who bought it (draft sections open too). At
     teardown the test fails if any page opened had an unexpected console error or warning, page
     error, CSP violation, failed request, HTTP error or a request to another host.
     """
@@ -259,6 +263,7 @@ def open_page(
         js: bool = True,
         reduced_motion: str = "no-preference",
         buyer: bool = False,
+        staff: bool = False,
     ) -> SitePage:
         site_page = SitePage(
             chromium,
@@ -269,9 +274,9 @@ def open_page(
             reduced_motion=reduced_motion,
         )
         opened.append(site_page)
-        if buyer:
+        if buyer or staff:
             _create_migration_data()  # idempotent (update_or_create)
-            cookie = {"name": settings.SESSION_COOKIE_NAME, "value": buyer_session()}
+            cookie = {"name": settings.SESSION_COOKIE_NAME, "value": buyer_session(staff=staff)}
             site_page.context.add_cookies([{**cookie, "url": live_server.url}])
         if path is not None:
             site_page.goto(path)

@@ -25,12 +25,14 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 OpenPage = Callable[..., Any]
 Axe = Callable[..., list[dict[str, Any]]]
+UNITS = [selectors.unit_get(info.slug).with_drafts() for info in selectors.units_list()]
 USES = [
     (unit.slug, section.number, section.free, use.name, use.id)
-    for unit in (selectors.unit_get(info.slug) for info in selectors.units_list())
+    for unit in UNITS
     for section in unit.sections
     for use in section.widgets
 ]
+DRAFTS = {(unit.slug, s.number) for unit in UNITS for s in unit.sections if s.draft}
 IDS = [f"{name}-§{number}-{uid}" for _, number, _, name, uid in USES]
 
 # Every control a reader can see in the widget, numbered (data-conformance) for the Tab walk.
@@ -70,7 +72,8 @@ def test_with_javascript(
 ) -> None:
     widget = widgets.get(name)
     assert widget is not None
-    site = open_page(_url(slug, number), buyer=not free, reduced_motion="reduce")
+    draft = (slug, number) in DRAFTS
+    site = open_page(_url(slug, number), buyer=not free, staff=draft, reduced_motion="reduce")
     page = site.page
     el = page.locator(f"#{uid}")
     assert page.evaluate("(n) => customElements.get(n) !== undefined", name), f"<{name}> undefined"
@@ -140,7 +143,7 @@ def test_with_javascript(
 def test_without_javascript(
     open_page: OpenPage, axe: Axe, slug: str, number: int, free: bool, name: str, uid: str
 ) -> None:
-    site = open_page(_url(slug, number), js=False, buyer=not free)
+    site = open_page(_url(slug, number), js=False, buyer=not free, staff=(slug, number) in DRAFTS)
     page = site.page
     el = page.locator(f"#{uid}")
     assert el.is_visible()
@@ -152,7 +155,7 @@ def test_without_javascript(
     assert site.scroll_width() <= 360
 
     # axe needs JavaScript: the page as a reader without it gets it (every script answers empty).
-    audit = open_page(None, buyer=not free)
+    audit = open_page(None, buyer=not free, staff=(slug, number) in DRAFTS)
     audit.page.route(
         "**/*.js", lambda route: route.fulfill(status=200, content_type="text/javascript", body="")
     )

@@ -1,8 +1,9 @@
 """The kit's conformance test, server half: every registered widget, as every written section
-uses it, is held to the same rules (the browser half is tests/browser/test_widget_conformance.py):
+uses it (drafts too: CompiledUnit.with_drafts), is held to the same rules (the browser half is
+tests/browser/test_widget_conformance.py):
 
 - its declared scripts and styles exist, and its element module defines its tag;
-- a written section uses it (a widget nothing uses is dead code);
+- a written section uses it, or a draft does (a widget nothing uses is dead code);
 - its HTML is one element with a parseable state, its main control as a named target, a
   fallback with a caption (a table's <caption>, a figure's <figcaption>), text alternatives for
   its SVG, and no inline style or event handler; its scripts set none either;
@@ -48,8 +49,14 @@ def _units() -> list[CompiledUnit]:
     return [cache.build_unit(folder) for folder in cache.unit_folders(root)]
 
 
+def widget_uses(units: list[CompiledUnit]) -> list[Use]:
+    """Every use of a widget in the units' sections, a draft's included (a section lands a
+    widget at a time: its widgets are held to the rules from the first)."""
+    return [Use(u, s, w) for u in units for s in u.with_drafts().sections for w in s.widgets]
+
+
 UNITS = _units()
-USES = [Use(u, s, w) for u in UNITS for s in u.sections for w in s.widgets]
+USES = widget_uses(UNITS)
 NAMES = widgets.names()
 
 
@@ -144,7 +151,7 @@ def test_declared_files_exist_and_the_element_defines_its_tag(name: str) -> None
 
 @pytest.mark.parametrize("name", NAMES)
 def test_a_written_section_uses_it(name: str) -> None:
-    assert uses_of(name), f"{name} is registered but no written section uses it"
+    assert uses_of(name), f"{name} is registered but no section (written or draft) uses it"
 
 
 @pytest.mark.parametrize("name", NAMES)

@@ -96,53 +96,82 @@ def _unit_context(
     )
 
 
-def _compile_section(
-    entry: SectionEntry, source: UnitSource, unit: UnitContext, errors: list[CompileError]
-) -> CompiledSection:
-    path = entry.path(source.folder)
-    if path is None:
-        return CompiledSection(
-            number=entry.number,
-            slug=entry.slug,
-            title=entry.title,
-            free=entry.free,
-            written=False,
-            html="",
-            checks=(),
-            widgets=(),
-            summary_html="",
-            published_widgets=entry.widgets,
-            published_checks=entry.checks,
-            planned_problems=entry.problems or 0,
-        )
-    text = path.read_text(encoding="utf-8-sig")
-    result = compile_markdown(text, path=path, unit=unit, number=entry.number, title=entry.title)
-    ctx = result.ctx
-    errors.extend(ctx.errors)
-    toml = source.toml_path
-    if not ctx.errors:
-        for what, found, published in (
-            ("widgets", len(ctx.widgets), entry.widgets),
-            ("checks", len(ctx.checks), entry.checks),
-        ):
-            if found != published:
-                errors.append(
-                    StructureError(
-                        toml,
-                        entry.line,
-                        f"section {entry.number} publishes {what} = {published}, "
-                        f"but {entry.file} has {found}",
-                    )
-                )
-        if entry.problems is not None and len(ctx.problems) > entry.problems:
+def _placeholder(entry: SectionEntry) -> CompiledSection:
+    """A section as learners see it while it is not written (or only drafted): its title."""
+    return CompiledSection(
+        number=entry.number,
+        slug=entry.slug,
+        title=entry.title,
+        free=entry.free,
+        written=False,
+        html="",
+        checks=(),
+        widgets=(),
+        summary_html="",
+        published_widgets=entry.widgets,
+        published_checks=entry.checks,
+        planned_problems=entry.problems or 0,
+    )
+
+
+def _check_counts(
+    entry: SectionEntry, ctx: SectionContext, toml: Path, errors: list[CompileError]
+) -> None:
+    """A published section holds exactly the widgets and checks unit.toml publishes; a draft
+    at most as many (it lands a piece at a time). Problems: at most the planned ones."""
+    for what, found, published in (
+        ("widgets", len(ctx.widgets), entry.widgets),
+        ("checks", len(ctx.checks), entry.checks),
+    ):
+        if entry.draft and found > published:
             errors.append(
                 StructureError(
                     toml,
                     entry.line,
-                    f"section {entry.number} plans problems = {entry.problems}, "
-                    f"but {entry.file} has {len(ctx.problems)}",
+                    f"section {entry.number} is a draft of a section that publishes {what} = "
+                    f"{published}, but {entry.file} has {found} already: raise the count in "
+                    "unit.toml if the plan changed",
                 )
             )
+        elif not entry.draft and found != published:
+            hint = (
+                " (a section still being written can land as a draft: draft = true)"
+                if found < published
+                else ""
+            )
+            errors.append(
+                StructureError(
+                    toml,
+                    entry.line,
+                    f"section {entry.number} publishes {what} = {published}, "
+                    f"but {entry.file} has {found}{hint}",
+                )
+            )
+    if entry.problems is not None and len(ctx.problems) > entry.problems:
+        errors.append(
+            StructureError(
+                toml,
+                entry.line,
+                f"section {entry.number} plans problems = {entry.problems}, "
+                f"but {entry.file} has {len(ctx.problems)}",
+            )
+        )
+
+
+def _compile_section(
+    entry: SectionEntry, source: UnitSource, unit: UnitContext, errors: list[CompileError]
+) -> CompiledSection:
+    """The section compiled from its file (a draft too: the caller keeps it aside), or its
+    placeholder when it has no file."""
+    path = entry.path(source.folder)
+    if path is None:
+        return _placeholder(entry)
+    text = path.read_text(encoding="utf-8-sig")
+    result = compile_markdown(text, path=path, unit=unit, number=entry.number, title=entry.title)
+    ctx = result.ctx
+    errors.extend(ctx.errors)
+    if not ctx.errors:
+        _check_counts(entry, ctx, source.toml_path, errors)
     return CompiledSection(
         number=entry.number,
         slug=entry.slug,
@@ -160,6 +189,7 @@ def _compile_section(
         styles=tuple(ctx.styles),
         problems=tuple(ctx.problems),
         planned_problems=len(ctx.problems) if entry.problems is None else entry.problems,
+        draft=entry.draft,
     )
 
 
@@ -190,15 +220,20 @@ def compile_unit(
         known_units = {info.number: info.slug for info in scan_units(folder.parent)}
     unit = _unit_context(source, figures.values, figures.examples, known_units, figures.variants)
     errors: list[CompileError] = []
-    sections = tuple(_compile_section(e, source, unit, errors) for e in source.sections)
+    compiled = [_compile_section(e, source, unit, errors) for e in source.sections]
     if errors:
         raise CompileErrors(errors)
+    # A draft stands among the sections as a placeholder; the compiled draft is kept aside.
+    sections = tuple(
+        _placeholder(e) if e.draft else c for e, c in zip(source.sections, compiled, strict=True)
+    )
     return CompiledUnit(
         number=source.number,
         slug=source.slug,
         title=source.title,
         subtitle=source.subtitle,
         sections=sections,
+        drafts=tuple(c for c in compiled if c.draft),
         source_hash=source_hash or source_digest(folder),
         offer=source.offer,
         course=source.course,

@@ -42,6 +42,7 @@ SECTION_KEYS: dict[str, type] = {
     "widgets": int,
     "checks": int,
     "problems": int,
+    "draft": bool,
 }
 SECTION_REQUIRED = ("number", "slug", "title")
 
@@ -52,7 +53,10 @@ class SectionEntry:
 
     widgets, checks: what the section publishes (a written section has exactly these).
     problems: the practice problems it plans, when it says (the arena is written a few problems
-    at a time: it may hold fewer, never more); None when unit.toml does not say."""
+    at a time: it may hold fewer, never more); None when unit.toml does not say.
+    draft: the section is being written in the open (``draft = true``): compiled and tested
+    like any section, served to staff only, counted nowhere; it may hold fewer widgets, checks
+    and problems than it publishes, never more, and holds exactly them once published."""
 
     number: int
     slug: str
@@ -63,6 +67,7 @@ class SectionEntry:
     checks: int
     line: int  # of its [[sections]] header in unit.toml
     problems: int | None = None
+    draft: bool = False
 
     def path(self, folder: Path) -> Path | None:
         return folder / self.file if self.file else None
@@ -194,6 +199,7 @@ def read_unit(folder: Path) -> UnitSource:
             checks=sec.get("checks", 0),
             line=header,
             problems=sec.get("problems"),
+            draft=sec.get("draft", False),
         )
         if entry.number != i + 1:
             errors.append(
@@ -215,6 +221,15 @@ def read_unit(folder: Path) -> UnitSource:
         for key in ("widgets", "checks", "problems"):
             if (getattr(entry, key) or 0) < 0:
                 errors.append(UnitFileError(path, line_of(key), f"{key} cannot be negative"))
+        if entry.draft and not entry.file:
+            errors.append(
+                UnitFileError(
+                    path,
+                    line_of("draft"),
+                    f"section {i + 1} is a draft but has no file: a draft is a section being "
+                    "written, so give it its file (file = ...)",
+                )
+            )
         if entry.file:
             if "/" in entry.file or "\\" in entry.file or not entry.file.endswith(".md"):
                 errors.append(

@@ -193,7 +193,7 @@ def collect(root: str | Path | None = None) -> dict[str, list[dict[str, Any]]]:
 
     out: dict[str, list[dict[str, Any]]] = {}
     for folder in cache.unit_folders(cache.content_root(root)):
-        unit = cache.build_unit(folder)
+        unit = cache.build_unit(folder).with_drafts()  # a draft's widgets are tested too
         figures = load_figures(folder, unit.number)
         for section in unit.sections:
             for use in section.widgets:
