@@ -42,6 +42,7 @@ def draft_site(
     cache.clear()
     yield
     coursebook.cache.clear_memo()
+    cache.clear()  # rate limits (allauth keeps one confirmation email per address a while)
 
 
 @pytest.mark.parametrize("buyer", [False, True], ids=["anonymous", "buyer"])

@@ -54,6 +54,7 @@ def draft_site(settings, draft_content: Path, monkeypatch) -> Iterator[Path]:
     cache.clear()
     yield draft_content
     coursebook.cache.clear_memo()
+    cache.clear()  # rate limits (allauth keeps one confirmation email per address a while)
 
 
 def _user(email: str, *, staff: bool = False) -> object:
