@@ -45,6 +45,7 @@ __all__ = [
     "paise",
     "plain",
     "pmatrix",
+    "printer",
     "rupees",
     "signed",
     "tex",
@@ -100,7 +101,9 @@ def compact(x: Number, places: int = 3) -> str:
     return plain(whole) if abs(xf - whole) < 1e-9 else dec(xf, places)
 
 
-def _entry(fmt: Entry) -> Callable[[float], str]:
+def printer(fmt: Entry) -> Callable[[float], str]:
+    """The function vec(), matrix() and the kit's tables print an entry with: ``fmt`` itself if
+    it is a function, dec with that many places if it is a number, plain if it is None."""
     if fmt is None:
         return plain
     if isinstance(fmt, int) and not isinstance(fmt, bool):
@@ -113,21 +116,21 @@ def _entry(fmt: Entry) -> Callable[[float], str]:
 
 def vec(xs: Iterable[Number], fmt: Entry = dec) -> str:
     """A vector as printed: "(0.100, 0.164, 0.736)"; entries by ``fmt`` (dec by default)."""
-    show = _entry(fmt)
+    show = printer(fmt)
     return "(" + ", ".join(show(float(x)) for x in xs) + ")"
 
 
 def matrix(rows: Iterable[Iterable[Number]], fmt: Entry = dec) -> str:
     """A matrix as the answer boxes read it and the page prints it: "[[0.500, −1.000], [2.000,
     0.000]]"; entries by ``fmt`` (dec by default)."""
-    show = _entry(fmt)
+    show = printer(fmt)
     return "[" + ", ".join("[" + ", ".join(show(float(x)) for x in r) + "]" for r in rows) + "]"
 
 
 def pmatrix(rows: Iterable[Iterable[Number]], fmt: Entry = dec) -> str:
     """A matrix as LaTeX for a formula, "\\begin{pmatrix} 2 & 0 \\\\ 0 & −1 \\end{pmatrix}" (the
     math pass reads the printed minus sign as TeX's "-"); entries by ``fmt`` (dec by default)."""
-    show = _entry(fmt)
+    show = printer(fmt)
     body = r" \\ ".join(" & ".join(show(float(x)) for x in r) for r in rows)
     return r"\begin{pmatrix} " + body + r" \end{pmatrix}"
 

@@ -42,8 +42,10 @@ from mathmachine.coursebook.widgets.attention_lab import (
 from mathmachine.engine import shares_rounded
 from mathmachine.engine.pretrained import MODEL_SHA256, MiniLM, MiniLMRun, load_minilm
 
-#: The section whose gate the lab shares (unit.toml's slug of §6).
-LAB_SECTION_SLUG = "attention-lab"
+from .widget_api import WidgetInputError
+
+#: The widget whose section's gate the lab shares (through the kit's server route, widget_api.py).
+WIDGET = "attention-lab"
 #: Decimals a head's weights are sent (and printed) with; thumbnails use one digit, round(9 w).
 THUMB_LEVELS = 9
 #: Model runs kept in this process (a 48-token run is about 1.2 MB: attention and hidden states).
@@ -71,12 +73,8 @@ _EMOJI = (
 )
 
 
-class LabInputError(ValueError):
+class LabInputError(WidgetInputError):
     """What the learner sent cannot be shown; the message says why, in words for them."""
-
-    def __init__(self, message: str, field: str = "text") -> None:
-        super().__init__(message)
-        self.field = field
 
 
 def _is_emoji(ch: str) -> bool:

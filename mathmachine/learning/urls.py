@@ -10,7 +10,14 @@ urlpatterns = [
     path("units/<slug:unit_slug>/", views.unit_detail, name="unit"),
     path("units/<slug:unit_slug>/<int:number>/", views.section_detail, name="section"),
     path("units/<slug:unit_slug>/lab/", views.lab_page, name="lab"),
-    path("units/<slug:unit_slug>/lab/attention/", views.lab_api, name="lab_api"),
+    # the attention lab's API at its first address: the kit's server route for the lab
+    path(
+        "units/<slug:unit_slug>/lab/attention/",
+        views.widget_api,
+        {"widget": "attention-lab"},
+        name="lab_api",
+    ),
+    path("units/<slug:unit_slug>/widgets/<slug:widget>/", views.widget_api, name="widget_api"),
     path("units/<slug:unit_slug>/checks/<slug:check_id>/", views.check_answer, name="check_answer"),
     path(
         "units/<slug:unit_slug>/checks/<slug:check_id>/show-me/",

@@ -18,6 +18,7 @@ from mathmachine.coursebook.model import CheckDef, CompiledSection, CompiledUnit
 from mathmachine.coursebook.variants import parse_seed
 
 from . import lab, selectors, services
+from . import widget_api as widget_api_routes
 from .learners import learner_from_request, learner_offer_drop, learner_offer_set
 from .rendering import Attempt, check_html, section_html, toc_html
 
@@ -273,38 +274,45 @@ def pricing(request: HttpRequest) -> HttpResponse:
     )
 
 
+def _json_error(message: str, status: int, **extra: str) -> HttpResponse:
+    return _private(JsonResponse({"error": message, **extra}, status=status))
+
+
+# The kit's server route (learning/widget_api.py): one view for every widget whose numbers come
+# from the server. It changes nothing on the server (it computes and answers), so it needs no
+# CSRF token: the page's script may call it before any form on the page has set the CSRF cookie.
+# What is sent travels in the POST body, which no access log records.
+@csrf_exempt
+def widget_api(request: HttpRequest, unit_slug: str, widget: str) -> HttpResponse:
+    """A widget's numbers as JSON, for learners who may read a section that uses the widget;
+    403 for others, 400 for what cannot be answered, 404/405 as JSON too."""
+    if request.method != "POST":
+        response = _json_error("Send the widget's request as a POST.", 405)
+        response["Allow"] = "POST"
+        return response
+    route = widget_api_routes.ROUTES.get(widget)
+    try:
+        unit = selectors.unit_get(unit_slug)
+    except Http404:
+        return _json_error("There is no such unit.", 404)
+    sections = widget_api_routes.sections_using(unit, widget) if route else []
+    if route is None or not sections:
+        return _json_error(f"Unit {unit.number} has no server route for {widget!r}.", 404)
+    if not any(selectors.section_access(user=request.user, unit=unit, section=s) for s in sections):
+        return _json_error(widget_api_routes.locked_message(route, sections[0]), 403)
+    try:
+        payload = route.answer()(request.POST)
+    except widget_api_routes.WidgetInputError as exc:
+        return _json_error(str(exc), 400, field=exc.field)
+    return _private(JsonResponse(payload))
+
+
 def _lab_section(unit: CompiledUnit) -> CompiledSection:
     """The section the attention lab belongs to, whose gate it shares (404 if the unit has none)."""
-    for section in unit.sections:
-        if section.slug == lab.LAB_SECTION_SLUG:
-            return section
-    raise Http404(f"Unit {unit.number} has no attention lab")
-
-
-LAB_LOCKED = (
-    "The attention lab is part of §{number}, a section of the paid unit: unlock the unit to run it."
-)
-
-
-# The lab changes nothing on the server (it computes and answers), so it needs no CSRF token:
-# the page's script may call it before any form on the page has set the CSRF cookie. The text
-# travels in the POST body, which no access log records.
-@csrf_exempt
-@require_POST
-def lab_api(request: HttpRequest, unit_slug: str) -> HttpResponse:
-    """The attention lab's JSON: one head's map, the 72 thumbnails, or one weight's neuron view
-    (mathmachine/learning/lab.py), for learners who may read the lab's section; else 403."""
-    unit = selectors.unit_get(unit_slug)
-    section = _lab_section(unit)
-    if not selectors.section_access(user=request.user, unit=unit, section=section):
-        return _private(
-            JsonResponse({"error": LAB_LOCKED.format(number=section.number)}, status=403)
-        )
-    try:
-        payload = lab.answer(request.POST)
-    except lab.LabInputError as exc:
-        return _private(JsonResponse({"error": str(exc), "field": exc.field}, status=400))
-    return _private(JsonResponse(payload))
+    found = widget_api_routes.sections_using(unit, lab.WIDGET)
+    if not found:
+        raise Http404(f"Unit {unit.number} has no attention lab")
+    return found[0]
 
 
 @require_GET

@@ -183,7 +183,8 @@ def test_share_link_reopens_and_the_map_saves_as_svg(open_page: OpenPage) -> Non
 def test_without_javascript_the_form_opens_the_table(open_page: OpenPage) -> None:
     site = open_page(PAGE, js=False, buyer=True)
     page = site.page
-    assert page.locator(f"{W} table.al-table caption").is_visible()
+    assert page.locator(f"{W} svg[data-target~=map] rect[data-r]").first.is_visible()
+    assert page.locator(f"{W} table.wk-hm-table caption").is_visible()
     page.fill("#w7-text", "I drink tea")
     page.select_option("#w7-layer", "1")
     page.select_option("#w7-head", "3")

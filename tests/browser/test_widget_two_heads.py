@@ -57,7 +57,9 @@ def shown(page: Any, word: int, on: tuple[bool, bool]) -> None:
         "els => els.map(e => e.getAttribute('aria-pressed'))"
     )
     assert pressed == ["true" if i == word else "false" for i in range(len(WORDS))]
-    outlined = page.locator(f"{W} rect.th-row-on").evaluate_all("els => els.map(e => e.dataset.i)")
+    outlined = page.locator(f"{W} rect.wk-hm-row:not([visibility=hidden])").evaluate_all(
+        "els => els.map(e => e.dataset.row)"
+    )
     assert outlined == [str(word), str(word)]  # the row, in both maps
 
 

@@ -206,6 +206,17 @@ def test_server_html_is_its_element_with_state_control_and_a_captioned_fallback(
             assert live_only or in_form, f"<{tag}> {a} shows without JavaScript and does nothing"
 
 
+@pytest.mark.parametrize(
+    "use", USES, ids=lambda u: f"{u.widget.name}-§{u.section.number}-{u.widget.id}"
+)
+def test_a_widget_drawing_with_the_kits_plots_declares_their_stylesheet(use: Use) -> None:
+    """parts.heatmap, a shaded parts.matrix_table and parts.line_plot are styled by plots.css
+    (the palette's classes, the plots' sizes): a widget that draws one declares it."""
+    drawn = re.search(r'class="[^"]*\b(?:wk-hm|wk-plot|wk-h\d+)\b', use.html)
+    if drawn:
+        assert "widgets/plots.css" in spec(use.widget.name).styles, drawn.group(0)
+
+
 @pytest.mark.parametrize("name", NAMES)
 def test_golden_vectors_if_it_recomputes(name: str) -> None:
     w = spec(name)
@@ -231,6 +242,7 @@ def test_the_checks_can_fail() -> None:
     ]
     assert not bad.state and not bad.tags("table")
     assert imports("widgets/translate-lookback.js") == {
+        "widgets/heatmap.js",
         "widgets/kit.js",
         "widgets/math.js",
         "widgets/printing.js",

@@ -86,7 +86,7 @@ def test_registered_under_its_markdown_name_with_its_declarations() -> None:
     assert widgets.get("translate-lookback") is render
     assert isinstance(render, Widget)
     assert render.scripts == ("widgets/translate-lookback.js",)
-    assert render.styles == ("widgets/translate-lookback.css",)
+    assert render.styles == ("widgets/plots.css", "widgets/translate-lookback.css")
     assert render.control == "sure" and render.golden is not None
 
 
@@ -102,9 +102,10 @@ def test_fallback_table_holds_the_engines_map(examples: dict[str, Any]) -> None:
     assert cells == [f"{w:.3f}" for w in amap.ravel()]
     assert cells[3:6] == ["0.100", "0.164", "0.736"]  # चाय looks at tea
     assert cells[9:12] == ["0.422", "0.422", "0.155"]  # हूँ spreads over I and drink
-    # Shading classes follow the weights (no inline style: the CSP forbids it).
+    # The kit's palette shades the weights (no inline style: the CSP forbids it): 0.736 is
+    # level round(10·√0.736) = 9, 0.100 level 3.
     shades = [a["class"] for (a, _) in map_cells]
-    assert shades[5] == "tl-w7" and shades[3] == "tl-w1"
+    assert shades[5] == "wk-h9" and shades[3] == "wk-h3"
     assert not re.search(r"\s(style|on[a-z]+)=", out)
     # Accessible table: caption, column and row headers.
     assert tree.find("caption")[0][1].startswith("Alignment map for “I drink tea”")

@@ -100,7 +100,8 @@ def test_the_maps_say_what_each_head_does(examples: dict[str, Any]) -> None:
     assert "I looks evenly at every word" in descs[0]
     assert "drink looks mostly at I" in descs[1] and "tea looks evenly at every word" in descs[1]
     # the chosen word's row is outlined in both maps, server side too
-    assert html.count("th-row th-row-on") == 2
+    rows = re.findall(r'<rect class="wk-hm-row"[^>]*data-row="(\d+)"', html)
+    assert rows == [str(examples["two_heads"]["word_default"])] * 2
 
 
 def test_the_state_holds_every_row_and_every_choice_of_heads(examples: dict[str, Any]) -> None:

@@ -42,6 +42,7 @@ from typing import Any
 
 from . import _kit as kit
 from . import _options as option
+from . import _parts as parts
 from ._golden import Golden
 from ._options import Option, WidgetOptionError
 
@@ -56,6 +57,7 @@ __all__ = [
     "kit",
     "names",
     "option",
+    "parts",
     "register",
 ]
 

@@ -46,6 +46,7 @@ __all__ = [
     "difference",
     "golden_files",
     "math_cases",
+    "parts_cases",
     "printing_cases",
 ]
 
@@ -55,6 +56,8 @@ TOLERANCE = 1e-12
 STALE_RTOL = 1e-13
 MATH_MODULE = "widgets/math.js"
 PRINTING_MODULE = "widgets/printing.js"
+HEATMAP_MODULE = "widgets/heatmap.js"
+PLOT_MODULE = "widgets/plot.js"
 
 
 def plain(value: Any) -> Any:
@@ -185,6 +188,50 @@ def printing_cases() -> Golden:
     return g
 
 
+# Labels a heat map lays out: the lab's tokens ([SEP] last, a long word cut), Devanagari pieces
+# with their marks, and short words.
+LABEL_SETS: tuple[tuple[str, ...], ...] = (
+    ("[CLS]", "the", "bank", "of", "the", "river", "was", "muddy", ".", "[SEP]"),
+    ("I", "always", "drink", "tea"),
+    ("[CLS]", "म", "##ै", "##ं", "च", "##ा", "##य", "[SEP]"),
+    ("pharmacology", "W", "i", "Ⅻ", "42", "#", "मैं"),
+)
+
+
+def parts_cases() -> list[Golden]:
+    """The kit's parts in the browser (heatmap.js: the palette's level, the labels' widths, the
+    layout of a map; plot.js: the ticks) against the server's (widgets/_parts.py), so a map or a
+    plot the script redraws is laid out as the server drew it."""
+    from . import _parts as parts
+
+    g = Golden(HEATMAP_MODULE)
+    scales = (
+        parts.WEIGHTS,
+        parts.Scale(-1.0, 1.0, "linear"),
+        parts.Scale(0.0, 0.25, "linear", magnitude=True),
+    )
+    for scale in scales:
+        for v in (0.0, 0.004, 0.0049, 0.0051, 0.05, 0.1, 0.2025, 0.25, 0.5, 0.736, 0.99, 1.0, 1.5,
+                  -0.1, -0.2, -0.75, -1.0, -2.0):  # fmt: skip
+            g.case("level", v, scale.as_json(), out=scale.level(v))
+    for labels in LABEL_SETS:
+        for text in labels:
+            g.case("labelWidth", text, 12, out=parts.label_width(text, 12))
+            g.case("shortLabel", text, 5, out=parts.short_label(text, 5))
+    for rows in LABEL_SETS:
+        for options in ({}, {"cell": 19, "font": 11, "slant": 90, "maxLabel": 6},
+                        {"cell": 13, "font": 12, "slant": 45, "maxLabel": 9}):  # fmt: skip
+            kwargs = {"max_label" if k == "maxLabel" else k: v for k, v in options.items()}
+            g.case("layout", list(rows), list(rows[::-1]), options,
+                   out=parts.heatmap_layout(rows, rows[::-1], **kwargs))  # fmt: skip
+    p = Golden(PLOT_MODULE)
+    for lo, hi, log in ((0.0, 1.0, False), (0.0, 7.3, False), (-1.0, 1.0, False),
+                        (3.0, 1048576.0, False), (1.0, 1e6, True), (2.0, 5e9, True),
+                        (0.5, 0.5, False), (1e-3, 2.5, True), (12.0, 480.0, False)):  # fmt: skip
+        p.case("ticks", lo, hi, log, out=parts.ticks(lo, hi, log=log))
+    return [g, p]
+
+
 def collect(root: str | Path | None = None) -> dict[str, list[dict[str, Any]]]:
     """Widget name -> its golden groups, over every use in every unit of the content root."""
     from .. import cache
@@ -228,6 +275,8 @@ def golden_files(root: str | Path | None = None) -> dict[str, str]:
                       "groups": [math_cases().as_json("kit")]},
         "printing.json": {"about": about, "tolerance": TOLERANCE,
                           "groups": [printing_cases().as_json("kit")]},
+        "parts.json": {"about": about, "tolerance": TOLERANCE,
+                       "groups": [g.as_json("kit") for g in parts_cases()]},
     }  # fmt: skip
     for name, groups in sorted(collect(root).items()):
         files[f"{name}.json"] = {"about": about, "tolerance": TOLERANCE, "groups": groups}

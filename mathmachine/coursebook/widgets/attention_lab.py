@@ -13,9 +13,10 @@ screen readers), all 72 heads as thumbnails, the neuron view of one (query, key)
 link and the map as an SVG file. A toy mode recomputes §3's three words with attention-math.js
 (selfAttention, held to the engine by golden vectors).
 
-Without JavaScript the element is a GET form to the lab's page (learning/lab.html: the map of
-the sentence sent, as a table) and, here, the map of the example sentence as a table, computed
-now by the engine.
+The map is the kit's heat map (parts.heatmap, redrawn by heatmap.js): the server draws the
+example sentence's, so without JavaScript the element is a GET form to the lab's page
+(learning/lab.html: the map of the sentence sent, as a table) and, here, the example's map with its
+numbers as a table, computed now by the engine.
 """
 
 from __future__ import annotations
@@ -29,8 +30,7 @@ from mathmachine.engine.pretrained import NeuronView, load_minilm
 from mathmachine.engine.self_attention import self_attention_steps
 from mathmachine.printing import dec
 
-from . import Golden, WidgetContext, WidgetOptionError, kit, option, register
-from ._parts import scroll_box
+from . import Golden, WidgetContext, WidgetOptionError, kit, option, parts, register
 
 NAME = "attention-lab"
 MODULE = "widgets/attention-math.js"
@@ -103,7 +103,7 @@ def units_to_text(units: np.ndarray) -> list[str]:
 @register(
     NAME,
     scripts=("widgets/attention-lab.js",),
-    styles=("widgets/controls.css", "widgets/attention-lab.css"),
+    styles=("widgets/controls.css", "widgets/plots.css", "widgets/attention-lab.css"),
     options=(option.example(default="attention_lab", needs=NEEDS),),
     control="head",
     golden=golden,
@@ -149,11 +149,15 @@ def render(opts: dict[str, Any], ctx: WidgetContext) -> str:
         state,
         _form(uid, ex["sentence"], layer, head),
         h("p", class_="al-error", target="error", role="alert", hidden=True, id=f"{uid}-error"),
-        _fallback(uid, run.tokens, units, layer, head, sink),
+        h("p", _lead(layer, head, sink), class_="al-nojs-note", nojs=True),
+        _tokens(uid),
+        _figures(uid, run.tokens, units, layer, head),
+        h("p", "Type your own sentence above and press “Show the map”: the server draws its map "
+          "as a table on a page of its own.", class_="al-nojs-note", nojs=True),
         _live(uid),
         kit.status(class_="wk-status"),
         class_="wk al",
-    )
+    )  # fmt: skip
 
 
 def _select(uid: str, name: str, label: str, top: int, value: int) -> kit.HTML:
@@ -197,38 +201,73 @@ def _form(uid: str, sentence: str, layer: int, head: int) -> kit.HTML:
     )  # fmt: skip
 
 
-def _fallback(
-    uid: str, tokens: list[str], units: np.ndarray, layer: int, head: int, sink: float
-) -> kit.HTML:
-    rows = []
-    for i, token in enumerate(tokens):
-        cells = units_to_text(units[i])
-        j = int(np.argmax(units[i]))
-        rows.append((token, [*cells, f"{tokens[j]}: {cells[j]}"]))
-    caption = f"Layer {layer}, head {head}: every row adds up to 1.000."
-    lead = (
+def _lead(layer: int, head: int, sink: float) -> str:
+    return (
         f"The map of layer {layer}, head {head} for the sentence in the box: each row is a token "
         "asking (the query), each column a token looked at (the key). On average "
         f"{dec(sink, 2)} of a row goes to [CLS] and [SEP]."
     )
-    table = kit.table(
-        caption=caption,
-        columns=["query ↓ · key →", *tokens, "looks most at"],
-        rows=rows,
-        class_="wk-table al-table",
+
+
+def map_title(layer: int | None, head: int | None) -> str:
+    """The map's name: "Layer 5, head 7" (the toy: "The toy model"). attention-lab.js says the
+    same when it redraws."""
+    return "The toy model" if layer is None else f"Layer {layer}, head {head}"
+
+
+def map_desc(n: int) -> str:
+    return (
+        f"{n} rows (the tokens that ask, the queries) by {n} columns (the tokens looked at, the "
+        "keys); darker cells hold more weight. Under the map, the chosen row is read out in "
+        "numbers."
     )
-    return h(
+
+
+def looks_most(tokens: list[str], rows: list[list[str]]) -> list[str]:
+    """Each row's largest weight, named: "[CLS]: 0.912" (the first of a tie)."""
+    out = []
+    for cells in rows:
+        j = max(range(len(cells)), key=lambda k: (float(cells[k]), -k))
+        out.append(f"{tokens[j]}: {cells[j]}")
+    return out
+
+
+def _figures(uid: str, tokens: list[str], units: np.ndarray, layer: int, head: int) -> kit.HTML:
+    """The heat map (the server draws the example's; the script redraws it for every head) with
+    its numbers as a table, and the arcs view (drawn by the script)."""
+    title = map_title(layer, head)
+    rows = [units_to_text(u) for u in units]
+    heat = parts.heatmap(
+        units / 10**PLACES,
+        uid=f"{uid}-map",
+        rows=tokens,
+        cols=tokens,
+        title=f"Heat map of {title.lower()}",
+        desc=map_desc(len(tokens)),
+        caption=f"{title}: every row adds up to 1.000.",
+        table_caption=f"{title}: every row adds up to 1.000.",
+        corner="query ↓ · key →",
+        extra=("looks most at", looks_most(tokens, rows)),
+        numbers="open",
+        cell=max(12, min(24, 250 // len(tokens))),  # a sentence of 13 tokens fits a phone
+        fixed=True,
+        scroll="the map",
+        svg_target="map",
+        target="map-box",
+        class_="al-heatmap",
+    )
+    arcs = h(
         "div",
-        h("p", lead, class_="al-nojs-note"),
-        scroll_box(table, "the map, as a table"),
-        h("p", "Type your own sentence above and press “Show the map”: the server draws its map "
-          "as a table on a page of its own.", class_="al-nojs-note"),
-        nojs=True,
+        h("svg", target="arcs", class_="al-arcs", role="img",
+          aria_label="The arcs of the chosen token"),
+        class_="wk-table-wrap", role="region", aria_label="the arcs", tabindex="0",
+        target="arcs-box", hidden=True,
     )  # fmt: skip
+    return h("div", heat, arcs, class_="al-figure", target="figures")
 
 
-def _live(uid: str) -> kit.HTML:
-    """What only the live widget shows (drawn by static/widgets/attention-lab.js)."""
+def _tokens(uid: str) -> kit.HTML:
+    """The token list (pick the row to read) and what the model did with the text."""
     views = h(
         "fieldset",
         h("legend", "Show"),
@@ -237,16 +276,6 @@ def _live(uid: str) -> kit.HTML:
         h("label", h("input", type="radio", name=f"{uid}-view", value="arcs", target="view"),
           " arcs"),
         class_="al-views",
-    )  # fmt: skip
-    tools = h(
-        "div",
-        h("button", "All 72 heads", type="button", class_="wk-button", target="all",
-          aria_expanded="false", aria_controls=f"{uid}-grid"),
-        h("button", "Share link", type="button", class_="wk-button", target="share"),
-        h("button", "Save map as SVG", type="button", class_="wk-button", target="export"),
-        h("label", h("input", type="checkbox", role="switch", id=f"{uid}-toy", target="toy"),
-          h("span", "toy model (§3's weights)"), class_="wk-switch"),
-        class_="al-tools",
     )  # fmt: skip
     return h(
         "div",
@@ -261,12 +290,24 @@ def _live(uid: str) -> kit.HTML:
           "so from the second layer on they take much of every row.", class_="al-special"),
         h("div", target="notes", class_="al-notes"),
         views,
-        h("div",
-          h("div", h("svg", target="map", class_="al-map", role="img",
-                     aria_label="The heat map of the chosen head"), target="map-box"),
-          h("div", h("svg", target="arcs", class_="al-arcs", role="img",
-                     aria_label="The arcs of the chosen token"), target="arcs-box", hidden=True),
-          class_="al-figure wk-table-wrap", role="region", aria_label="the map", tabindex="0"),
+        js=True,
+    )  # fmt: skip
+
+
+def _live(uid: str) -> kit.HTML:
+    """What only the live widget shows (drawn by static/widgets/attention-lab.js)."""
+    tools = h(
+        "div",
+        h("button", "All 72 heads", type="button", class_="wk-button", target="all",
+          aria_expanded="false", aria_controls=f"{uid}-grid"),
+        h("button", "Share link", type="button", class_="wk-button", target="share"),
+        h("button", "Save map as SVG", type="button", class_="wk-button", target="export"),
+        h("label", h("input", type="checkbox", role="switch", id=f"{uid}-toy", target="toy"),
+          h("span", "toy model (§3's weights)"), class_="wk-switch"),
+        class_="al-tools",
+    )  # fmt: skip
+    return h(
+        "div",
         h("p", target="row-words", class_="al-row-words"),
         tools,
         h("p", h("label", "Share this sentence, layer and head:", for_=f"{uid}-share-url"),

@@ -33,8 +33,7 @@ from mathmachine.engine.pretrained import group_means, word_senses
 from mathmachine.engine.self_attention import self_attention_steps
 from mathmachine.printing import dec, plain, vec
 
-from . import Golden, WidgetContext, WidgetOptionError, kit, option, register
-from ._parts import bar, scroll_box
+from . import Golden, WidgetContext, WidgetOptionError, kit, option, parts, register
 
 NAME = "bank-by-the-river"
 MODULE = "widgets/attention-math.js"
@@ -421,13 +420,13 @@ def _weights_table(
                 [
                     _vec_plain(v),
                     kit.cell(dec(s, 2), target="score"),
-                    kit.cell(kit.join([bar(wt), h("span", dec(wt), target="weight")]),
+                    kit.cell(kit.join([parts.bar(wt), h("span", dec(wt), target="weight")]),
                              class_="bk-weight"),
                 ],
             )
         )  # fmt: skip
         attrs.append({"target": "row", "data_word": w, "hidden": None if on else True})
-    return scroll_box(
+    return parts.scroll_box(
         kit.table(
             caption=kit.join(
                 [
@@ -461,7 +460,7 @@ def _presets_table(uid: str, toy: dict[str, Any]) -> kit.HTML:
             (f"“{_label(p['sentence'])}”", [kit.join([_vec(out), h("br"),
                                                        SHORT[_side(toy, out)]])])
         )  # fmt: skip
-    return scroll_box(
+    return parts.scroll_box(
         kit.table(
             caption=f"Where “{toy['word']}” comes out in each sentence of the widget.",
             columns=["sentence", f"“{toy['word']}” comes out at"],
@@ -514,7 +513,7 @@ def _real_panel(uid: str, sentences: list[dict[str, Any]], found: Any) -> kit.HT
         tables.append(
             h(
                 "div",
-                scroll_box(
+                parts.scroll_box(
                     kit.table(
                         caption=f"{label.capitalize()}: cosine of “{word}” in each pair of "
                         f"sentences, to two decimals. {about[view]}",

@@ -30,8 +30,7 @@ from mathmachine.engine.scaling import (
 )
 from mathmachine.printing import count, dec, plain
 
-from . import Golden, WidgetContext, WidgetOptionError, kit, option, register
-from ._parts import scroll_box
+from . import Golden, WidgetContext, WidgetOptionError, kit, option, parts, register
 
 NAME = "dot-products-grow"
 MODULE = "widgets/attention-math.js"
@@ -242,7 +241,7 @@ def _table(uid: str, ex: dict[str, Any], data: list[dict[str, Any]]) -> kit.HTML
         )
         for item in data
     ]
-    return scroll_box(
+    return parts.scroll_box(
         kit.table(
             caption=f"Variance of q·k over {count(ex['samples'])} random pairs, for every d: "
             "predicted, measured, and measured after dividing by √d (predicted: 1).",

@@ -24,8 +24,7 @@ from mathmachine.engine.scaling import slope_size, softmax_slope
 from mathmachine.engine.softmax import softmax
 from mathmachine.printing import dec, plain
 
-from . import Golden, WidgetContext, WidgetOptionError, kit, option, register
-from ._parts import bar, scroll_box
+from . import Golden, WidgetContext, WidgetOptionError, kit, option, parts, register
 
 NAME = "saturated-softmax"
 MODULE = "widgets/attention-math.js"
@@ -119,9 +118,9 @@ def _weights(
     for word, sj, wj in zip(ex["words"], scores, w, strict=True):
         rows.append(
             (word, [kit.cell(dec(sj, 1), target="score"),
-                    kit.cell(kit.join([bar(wj), h("span", dec(wj), target="weight")]))])
+                    kit.cell(kit.join([parts.bar(wj), h("span", dec(wj), target="weight")]))])
         )  # fmt: skip
-    return scroll_box(
+    return parts.scroll_box(
         kit.table(
             caption="The row of scores (the scores of “tea” in §3, times the spread) and its "
             "weights.",
@@ -149,7 +148,7 @@ def _slope(uid: str, ex: dict[str, Any], J: NDArray[np.float64], size: float, c:
     ]  # fmt: skip
     return kit.join(
         [
-            scroll_box(
+            parts.scroll_box(
                 kit.table(
                     caption=kit.join(["The softmax's slope: how much each weight (row) moves "
                         "when one score (column) moves up a little, α", h("sub", "i"), "(δ",
@@ -177,7 +176,7 @@ def _table(uid: str, ex: dict[str, Any], s: NDArray[np.float64]) -> kit.HTML:
     for c in _spreads(ex):
         w = softmax(c * s)
         rows.append((plain(c), [dec(x) for x in w] + [dec(slope_size(c * s), 4)]))
-    return scroll_box(
+    return parts.scroll_box(
         kit.table(
             caption="The same row at other spreads: the weights, and the largest entry of the "
             "slope, which shrinks as one weight takes nearly everything.",

@@ -23,8 +23,7 @@ from numpy.typing import NDArray
 from mathmachine.engine.self_attention import self_attention_steps
 from mathmachine.printing import compact, dec
 
-from . import Golden, WidgetContext, WidgetOptionError, kit, option, register
-from ._parts import scroll_box
+from . import Golden, WidgetContext, WidgetOptionError, kit, option, parts, register
 
 NAME = "self-attention-calculator"
 MODULE = "widgets/attention-math.js"
@@ -91,7 +90,7 @@ def golden(opts: dict[str, Any], ctx: WidgetContext) -> Golden:
 @register(
     NAME,
     scripts=("widgets/self-attention-calculator.js",),
-    styles=("widgets/controls.css", "widgets/self-attention-calculator.css"),
+    styles=("widgets/controls.css", "widgets/plots.css", "widgets/self-attention-calculator.css"),
     options=(option.example(default="self_attention", needs=NEEDS),),
     control="preset",
     golden=golden,
@@ -157,27 +156,24 @@ def _matrix_table(
     places: int | None,
     stage: str = "",
     extra: tuple[str, list[str]] | None = None,
-    **attributes: Any,
+    class_: str = "sa-matrix",
 ) -> kit.HTML:
-    """A matrix as a table: one header per row and column; cells printed to `places` decimals
-    (None: as entered). Cells of a stage carry data-stage/-r/-c for the explanations."""
-    body = []
-    for i, name in enumerate(rows):
-        cells: list[Any] = []
-        for j in range(values.shape[1]):
-            text = compact(values[i, j]) if places is None else dec(values[i, j], places)
-            if stage:
-                shade = f"sa-w{round(min(max(values[i, j], 0.0), 1.0) * 10)}"
-                cells.append(kit.cell(text, target="cell", data_stage=stage, data_r=str(i),
-                                      data_c=str(j),
-                                      class_=shade if stage == "weights" else None))  # fmt: skip
-            else:
-                cells.append(text)
-        if extra is not None:
-            cells.append(kit.cell(extra[1][i], class_="sa-rowsum", target=f"{stage}-rowsum"))
-        body.append((name, cells))
-    columns = ["", *cols, *([extra[0]] if extra else [])]
-    return kit.table(caption=caption, columns=columns, rows=body, **attributes)
+    """A matrix as the kit's table: entries to `places` decimals (None: whole numbers as they
+    are). Cells of a stage carry data-stage/-r/-c for the explanations; the weights are shaded on
+    the kit's palette."""
+
+    def cell(i: int, j: int, value: float) -> dict[str, Any]:
+        return {"target": "cell", "data_stage": stage, "data_r": str(i), "data_c": str(j)}
+
+    more = None
+    if extra is not None:
+        header, sums = extra
+        more = (header, [kit.cell(t, class_="sa-rowsum", target=f"{stage}-rowsum") for t in sums])
+    return parts.matrix_table(
+        values, rows=rows, cols=cols, caption=caption, fmt=compact if places is None else places,
+        cell=cell if stage else None, shade=parts.WEIGHTS if stage == "weights" else None,
+        extra=more, class_=class_,
+    )  # fmt: skip
 
 
 def _w(name: str) -> kit.HTML:
@@ -206,12 +202,12 @@ def _inputs_static(words: list[str], m: dict[str, NDArray[np.float64]]) -> kit.H
     cols = [str(c + 1) for c in range(d)]
     tables = [
         _matrix_table(f"X, the words' vectors ({_shape(m['X'])})", words, cols, m["X"],
-                      places=None, class_="wk-table sa-matrix")
+                      places=None)
     ]  # fmt: skip
     for name in INPUTS[1:]:
         tables.append(
             _matrix_table(kit.join([_w(name), f" ({_shape(m[name])})"]), cols, cols, m[name],
-                          places=None, class_="wk-table sa-matrix")
+                          places=None)
         )  # fmt: skip
     return h("div", tables, class_="sa-inputs", nojs=True)
 
@@ -267,20 +263,20 @@ def _stages(uid: str, words: list[str], st: Any) -> kit.HTML:
         "weights": (st.weights, words, 3, ("row sum", sums)),
         "output": (st.output, vcols, 3, None),
     }
-    parts = []
+    boxes = []
     for n, (key, name, _how) in enumerate(STAGES, start=1):
         values, cols, places, extra = made[key]
         caption = kit.join(
             [h("b", f"{n}. {name}"), " = ", _made(key), " · ",
              h("span", _shape(values), target=f"{key}-shape")]
         )  # fmt: skip
-        parts.append(
-            scroll_box(
+        boxes.append(
+            parts.scroll_box(
                 _matrix_table(caption, words, cols, values, places=places, stage=key,
-                              extra=extra, class_="wk-table sa-matrix sa-stage-table"),
+                              extra=extra, class_="sa-matrix sa-stage-table"),
                 f"step {n}, {name}, as a table",
                 target="stage",
                 data_stage=key,
             )
         )  # fmt: skip
-    return h("div", parts, class_="sa-stages", id=f"{uid}-stages")
+    return h("div", boxes, class_="sa-stages", id=f"{uid}-stages")

@@ -24,8 +24,7 @@ from numpy.typing import NDArray
 from mathmachine.engine.lookup import hard_lookup, soft_lookup
 from mathmachine.printing import dec, plain, rupees, vec
 
-from . import Golden, WidgetContext, WidgetOptionError, kit, option, register
-from ._parts import bar, scroll_box
+from . import Golden, WidgetContext, WidgetOptionError, kit, option, parts, register
 
 NAME = "soft-dictionary"
 MODULE = "widgets/attention-math.js"
@@ -265,12 +264,12 @@ def _table(
                 [
                     rupees(item["value"]),
                     kit.cell(dec(s, 2), target="score"),
-                    kit.cell(kit.join([bar(wj), h("span", dec(wj), target="weight")]),
+                    kit.cell(kit.join([parts.bar(wj), h("span", dec(wj), target="weight")]),
                              class_="sd-weight"),
                 ],
             )
         )  # fmt: skip
-    return scroll_box(
+    return parts.scroll_box(
         kit.table(
             caption="Each drink's price (its value), its score q·k (the query against its key) "
             "and its weight after softmax; the weights add up to 1.",

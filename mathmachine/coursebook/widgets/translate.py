@@ -12,8 +12,9 @@ a table of the engine's numbers. The controls (▶ translate, the Hindi word but
 slider, the "no attention" switch), the live stage and the no-attention table of contexts are in
 the markup as data-js parts (hidden until static/widgets/translate-lookback.js upgrades the
 element), so a reader without JavaScript never meets a control that does nothing. The state,
-computed by mathmachine.engine, is the element's data-state JSON. The map's shading uses classes
-tl-w0 … tl-w10 (weight in tenths); the script refines it.
+computed by mathmachine.engine, is the element's data-state JSON. The map is the kit's shaded
+table (parts.matrix_table with the palette's classes wk-h0 … wk-h10); the script reshades a row
+with heatmap.js's shadeCell when its weights change.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from numpy.typing import NDArray
 from mathmachine.engine import alignment_map, context_vector
 from mathmachine.printing import dec, plain, vec
 
-from . import Golden, WidgetContext, WidgetOptionError, kit, option, register
+from . import Golden, WidgetContext, WidgetOptionError, kit, option, parts, register
 from ._golden import MATH_MODULE, PRINTING_MODULE
 
 NAME = "translate-lookback"
@@ -36,10 +37,6 @@ SURE_VALUES = (0.0, 0.5, 1.0, 2.0, 3.0)
 NEEDS = ("english", "hindi", "notes", "states", "sure_min", "sure_max", "sure_default")
 
 h = kit.h
-
-
-def _shade(w: float) -> str:
-    return f"tl-w{round(min(max(w, 0.0), 1.0) * 10)}"
 
 
 def _hi(word: dict[str, str], *, gloss: bool = False) -> kit.HTML:
@@ -105,7 +102,7 @@ def golden(opts: dict[str, Any], ctx: WidgetContext) -> list[Golden]:
 @register(
     NAME,
     scripts=("widgets/translate-lookback.js",),
-    styles=("widgets/translate-lookback.css",),
+    styles=("widgets/plots.css", "widgets/translate-lookback.css"),
     options=(
         option.example(default="lookback", needs=NEEDS),
         option.integer("select", default=1, minimum=1),
@@ -357,18 +354,19 @@ def _summary_note(ex: dict[str, Any]) -> kit.HTML:
 
 
 def _map(uid: str, ex: dict[str, Any], amap: NDArray[np.floating[Any]]) -> kit.HTML:
+    """The alignment map: the kit's heat map in table form (each share shaded on its palette)."""
     english = " ".join(ex["english"])
     return h(
         "div",
-        kit.table(
+        parts.matrix_table(
+            amap,
+            rows=[_hi(w, gloss=True) for w in ex["hindi"]],
+            cols=ex["english"],
+            corner="written",
             caption=f"Alignment map for “{english}”: one row for each Hindi word written, one "
             "column for each English note; each number is the share of attention (every row "
             "adds up to 1).",
-            columns=["written", *ex["english"]],
-            rows=[
-                (_hi(w, gloss=True), [kit.cell(dec(x), class_=_shade(x)) for x in amap[i]])
-                for i, w in enumerate(ex["hindi"])
-            ],
+            shade=parts.WEIGHTS,
             row_attrs=[{"target": "row"} for _ in ex["hindi"]],
             class_="tl-map",
             id=f"{uid}-map",

@@ -27,12 +27,10 @@ from numpy.typing import NDArray
 from mathmachine.engine.heads import MultiHeadSteps, multi_head_steps
 from mathmachine.printing import dec
 
-from . import WidgetContext, WidgetOptionError, kit, option, register
-from ._parts import bar, scroll_box
+from . import WidgetContext, WidgetOptionError, kit, option, parts, register
 
 NAME = "two-heads"
 NEEDS = ("words", "roles", "features", "X", "heads", "W_O", "word_default")
-SHADES = 10
 
 h = kit.h
 
@@ -58,10 +56,6 @@ def _shape(m: NDArray[np.float64]) -> str:
     return f"{m.shape[0]} × {m.shape[1]}"
 
 
-def _shade(w: float) -> str:
-    return f"th-w{round(min(max(w, 0.0), 1.0) * SHADES)}"
-
-
 def _outputs(st: MultiHeadSteps) -> dict[str, dict[str, list[list[str]]]]:
     """For each choice of heads on ("11" both, "10" head 1 only, "01", "00"): the concatenation
     (a muted head's columns are 0) and the output, as printed."""
@@ -85,7 +79,7 @@ def _outputs(st: MultiHeadSteps) -> dict[str, dict[str, list[list[str]]]]:
 @register(
     NAME,
     scripts=("widgets/two-heads.js",),
-    styles=("widgets/controls.css", "widgets/two-heads.css"),
+    styles=("widgets/controls.css", "widgets/plots.css", "widgets/two-heads.css"),
     options=(
         option.example(default="two_heads", needs=NEEDS),
         option.integer("word", default=0, minimum=0),
@@ -165,40 +159,25 @@ def _picker(uid: str, words: list[str], word: int) -> kit.HTML:
 
 
 def _map(uid: str, words: list[str], head: dict[str, Any], word: int) -> kit.HTML:
-    """One head's map as an SVG heat map: a row per word (who asks), a column per word (who is
-    looked at); the chosen row is outlined by the script."""
-    n = len(words)
-    cell, left, top = 26, 46, 36
-    parts: list[Any] = []
-    for j, w in enumerate(words):  # column names slanted, so that long words do not collide
-        x, y = left + j * cell + cell // 2, top - 4
-        parts.append(h("text", w, x=str(x), y=str(y), class_="th-col",
-                       transform=f"rotate(-40 {x} {y})"))  # fmt: skip
-    for i, w in enumerate(words):
-        y = top + i * cell
-        parts.append(h("text", w, x=str(left - 5), y=str(y + cell // 2 + 4), class_="th-rowname",
-                       text_anchor="end"))  # fmt: skip
-        for j in range(n):
-            wij = head["weights"][i][j]
-            parts.append(h("rect", x=str(left + j * cell), y=str(y), width=str(cell),
-                           height=str(cell), class_=f"th-cell {_shade(wij)}"))  # fmt: skip
-        parts.append(h("rect", x=str(left - 1), y=str(y), width=str(n * cell + 2),
-                       height=str(cell), class_="th-row" + (" th-row-on" if i == word else ""),
-                       target=f"row-{head['k']}", data_i=str(i)))  # fmt: skip
-    width, height = left + n * cell + 2, top + n * cell + 2
+    """One head's map: a row per word (who asks), a column per word (who is looked at); the
+    chosen row outlined (the script moves it). The numbers are in the tables below."""
     pattern = "; ".join(
         f"{w} looks " + ("evenly at every word" if even else f"mostly at {top_w}")
         for w, top_w, even in zip(words, head["top"], head["even"], strict=True)
     )
-    return kit.figure(
-        *parts,
+    return parts.heatmap(
+        head["weights"],
         uid=f"{uid}-map{head['k']}",
+        rows=words,
+        cols=words,
         title=f"Map of {head['name']}: {head['question']}",
         desc=f"Rows: the word that asks; columns: the word it looks at; darker is more weight. "
         f"{pattern}.",
         caption=kit.join([h("b", head["name"].capitalize()), f": {head['question']}"]),
-        viewbox=f"0 0 {width} {height}",
-        svg_class="th-map",
+        highlight=word,
+        numbers=None,
+        font=11,
+        target=f"map-{head['k']}",
         class_="th-figure",
     )
 
@@ -209,7 +188,7 @@ def _rows_panel(uid: str, words: list[str], heads: list[dict[str, Any]], word: i
     for head in heads:
         k = head["k"]
         lines = [
-            h("li", h("span", w, class_="th-key"), bar(head["weights"][word][j]),
+            h("li", h("span", w, class_="th-key"), parts.bar(head["weights"][word][j]),
               h("span", head["rows"][word][j], class_="th-num", target=f"w{k}"), class_="th-line")
             for j, w in enumerate(words)
         ]  # fmt: skip
@@ -315,6 +294,5 @@ def _table(
     m: NDArray[np.float64],
     places: int = 3,
 ) -> kit.HTML:
-    body = [(r, [dec(x, places) for x in m[i]]) for i, r in enumerate(rows)]
-    table = kit.table(caption=caption, columns=["", *cols], rows=body, class_="wk-table th-table")
-    return scroll_box(table, f"{label}, as a table")
+    return parts.matrix_table(m, rows=rows, cols=cols, caption=caption, fmt=places,
+                              label=f"{label}, as a table", class_="th-table")  # fmt: skip

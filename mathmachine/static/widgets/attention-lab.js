@@ -15,10 +15,9 @@
 import {WidgetElement, write} from './kit.js';
 import {dec} from './printing.js';
 import {selfAttention} from './attention-math.js';
+import {PALETTE, drawHeatmap, level, markKey, shortLabel} from './heatmap.js';
 
 const SVG = 'http://www.w3.org/2000/svg'
-const TOP = 64 // room for the column labels
-const LEFT = 74 // room for the row labels
 const NEAR_ZERO = 0.05 // a row's words name weights from this size up
 
 function el(name, attrs = {}, text = '') {
@@ -38,15 +37,10 @@ function html(tag, attrs = {}, ...children) {
   return node
 }
 
-/** A weight's shade: white to the site's teal, by the square root so small weights show. */
-export function shade(w) {
-  const t = Math.sqrt(Math.min(1, Math.max(0, w)))
-  const mix = (a, b) => Math.round(a + (b - a) * t)
-  return `rgb(${mix(255, 11)},${mix(255, 110)},${mix(255, 105)})`
-}
-
-function short(token) {
-  return token.length > 9 ? token.slice(0, 8) + '…' : token
+/** A weight's colour on the kit's palette, as [r, g, b] (for the thumbnails' pixels). */
+function rgb(w) {
+  const hex = PALETTE[level(w)]
+  return [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16))
 }
 
 export class AttentionLabElement extends WidgetElement {
@@ -77,11 +71,11 @@ export class AttentionLabElement extends WidgetElement {
       if (li) this.#pick(Number(li.dataset.i), true)
     })
     this.on('mouseover', 'map', (svg, e) => {
-      const cell = e.target.closest('[data-r]')
+      const cell = e.target.closest('rect[data-r]')
       if (cell && Number(cell.dataset.r) !== this.#row) this.#pick(Number(cell.dataset.r), false)
     })
     this.on('click', 'map', (svg, e) => {
-      const cell = e.target.closest('[data-r]')
+      const cell = e.target.closest('rect[data-r]')
       if (!cell) return
       this.#pick(Number(cell.dataset.r), false)
       this.#pickKey(Number(cell.dataset.c))
@@ -90,6 +84,8 @@ export class AttentionLabElement extends WidgetElement {
       const b = e.target.closest('button[data-layer]')
       if (b) this.#openHead(Number(b.dataset.layer), Number(b.dataset.head))
     })
+    const numbers = this.target('map-box').querySelector('details')
+    if (numbers) numbers.open = false // the row is read out under the map; the table stays a tap away
     const query = new URLSearchParams(location.search)
     const shared = query.get('text')
     if (shared) {
@@ -164,7 +160,7 @@ export class AttentionLabElement extends WidgetElement {
   }
 
   #busy(on) {
-    this.target('map-box').parentElement.setAttribute('aria-busy', on ? 'true' : 'false')
+    this.target('figures').setAttribute('aria-busy', on ? 'true' : 'false')
   }
 
   #refuse(message, field = 'text') {
@@ -239,56 +235,29 @@ export class AttentionLabElement extends WidgetElement {
   }
 
   #cell(n) {
-    const room = (this.target('map-box').parentElement.clientWidth || 300) - LEFT - 8
+    const room = (this.target('figures').clientWidth || 300) - 90
     return Math.max(12, Math.min(28, Math.floor(room / n)))
   }
 
   #drawMap() {
-    const {tokens, weights} = this.#data
-    const n = tokens.length
-    const c = this.#cell(n)
-    const w = LEFT + n * c + 4
-    const h = TOP + n * c + 4
-    const svg = this.target('map')
-    svg.setAttribute('viewBox', `0 0 ${w} ${h}`)
-    svg.setAttribute('width', w)
-    svg.setAttribute('height', h)
-    const parts = [el('rect', {x: 0, y: 0, width: w, height: h, fill: '#ffffff'})]
-    tokens.forEach((t, i) => {
-      const y = TOP + i * c + c / 2
-      parts.push(el('text', {x: LEFT - 6, y: y + 4, 'text-anchor': 'end', 'font-size': 12,
-                             fill: '#1d2330', class: 'al-label', 'data-label-r': i}, short(t))) // prettier-ignore
-      const x = LEFT + i * c + c / 2
-      parts.push(el('text', {x: 0, y: 0, 'font-size': 12, fill: '#1d2330',
-                             transform: `translate(${x + 4} ${TOP - 6}) rotate(-60)`}, short(t))) // prettier-ignore
-    })
-    weights.forEach((row, i) =>
-      row.forEach((v, j) =>
-        parts.push(el('rect', {x: LEFT + j * c, y: TOP + i * c, width: c, height: c,
-                               fill: shade(v), stroke: '#ffffff', 'stroke-width': 0.5,
-                               'data-r': i, 'data-c': j, class: 'al-cell'})), // prettier-ignore
-      ),
-    )
-    parts.push(el('rect', {x: LEFT, y: TOP + this.#row * c, width: n * c, height: c, fill: 'none',
-                           stroke: '#1d2330', 'stroke-width': 2, class: 'al-row-mark'})) // prettier-ignore
-    parts.push(el('rect', {x: LEFT + this.#key * c, y: TOP + this.#row * c, width: c, height: c,
-                           fill: 'none', stroke: '#b45309', 'stroke-width': 3, class: 'al-key-mark'})) // prettier-ignore
-    svg.replaceChildren(...parts)
-    const where = this.#data.toy ? 'the toy model' : `layer ${this.#data.layer}, head ${this.#data.head}`
-    svg.setAttribute('aria-label', `Heat map of ${where}: ${n} rows (queries) by ${n} columns (keys); darker cells hold more weight. The row of ${tokens[this.#row]} is outlined; its numbers are read out below the map.`)
+    const d = this.#data
+    const n = d.tokens.length
+    const title = d.toy ? 'The toy model' : `Layer ${d.layer}, head ${d.head}`
+    const caption = d.toy
+      ? 'The toy model: §3’s three words (rows unrounded, each adding up to 1).'
+      : `${title}: every row adds up to 1.000.`
+    drawHeatmap(this.target('map-box'), {
+      values: d.weights, rows: d.tokens, cols: d.tokens, cell: this.#cell(n), places: 3,
+      title: `Heat map of ${title.toLowerCase()}`, caption, tableCaption: caption,
+      desc: `${n} rows (the tokens that ask, the queries) by ${n} columns (the tokens looked at, the keys); darker cells hold more weight. Under the map, the chosen row is read out in numbers.`,
+      highlight: this.#row, key: this.#key,
+      extra: ['looks most at', d.weights.map((row) => { const j = row.indexOf(Math.max(...row)); return `${d.tokens[j]}: ${dec(row[j])}` })],
+    }) // prettier-ignore
+    this.forget()
   }
 
   #marks() {
-    const c = this.#cell(this.#data.tokens.length)
-    const n = this.#data.tokens.length
-    const svg = this.target('map')
-    const row = svg.querySelector('.al-row-mark')
-    const key = svg.querySelector('.al-key-mark')
-    if (!row || !key) return this.#drawMap()
-    row.setAttribute('y', TOP + this.#row * c)
-    key.setAttribute('x', LEFT + this.#key * c)
-    key.setAttribute('y', TOP + this.#row * c)
-    row.setAttribute('width', n * c)
+    markKey(this.target('map-box'), this.#row, this.#key)
   }
 
   #drawArcs() {
@@ -313,8 +282,8 @@ export class AttentionLabElement extends WidgetElement {
     tokens.forEach((t, i) => {
       const strong = i === this.#row ? 700 : 400
       parts.push(el('text', {x: x0 - 6, y: y(i), 'text-anchor': 'end', 'font-size': 13,
-                             'font-weight': strong, fill: '#1d2330'}, short(t))) // prettier-ignore
-      parts.push(el('text', {x: x1 + 6, y: y(i), 'font-size': 13, fill: '#1d2330'}, short(t)))
+                             'font-weight': strong, fill: '#1d2330'}, shortLabel(t))) // prettier-ignore
+      parts.push(el('text', {x: x1 + 6, y: y(i), 'font-size': 13, fill: '#1d2330'}, shortLabel(t)))
     })
     svg.replaceChildren(...parts)
     svg.setAttribute('aria-label', `Arcs from ${tokens[this.#row]} (left) to every token (right), as thick as its weight; the numbers are read out below.`)
@@ -450,7 +419,7 @@ export class AttentionLabElement extends WidgetElement {
     ]
     const bars = v.weights.map((w, k) =>
       html('li', {class: k === v.key ? 'al-bar al-bar-key' : 'al-bar'},
-           html('span', {class: 'al-bar-name'}, short(t[k])),
+           html('span', {class: 'al-bar-name'}, shortLabel(t[k])),
            this.#bar(w), html('span', {class: 'al-bar-num'}, dec(w)))) // prettier-ignore
     this.target('neuron').replaceChildren(
       details,
@@ -497,7 +466,7 @@ export class AttentionLabElement extends WidgetElement {
           if (ctx) {
             const img = ctx.createImageData(n, n)
             for (let p = 0; p < n * n; p++) {
-              const [r, g, b] = shade(Number(t.cells[p]) / all.levels).match(/\d+/g).map(Number)
+              const [r, g, b] = rgb(Number(t.cells[p]) / all.levels)
               img.data.set([r, g, b, 255], 4 * p)
             }
             ctx.putImageData(img, 0, 0)
@@ -533,7 +502,7 @@ export class AttentionLabElement extends WidgetElement {
     this.target('layer').value = String(layer)
     this.target('head').value = String(head)
     this.#ask()
-    this.target('map-box').parentElement.scrollIntoView({block: 'nearest'})
+    this.target('figures').scrollIntoView({block: 'nearest'})
   }
 
   // -- share and save -----------------------------------------------------------------------
@@ -570,8 +539,8 @@ export class AttentionLabElement extends WidgetElement {
     svg.setAttribute('font-family', 'sans-serif')
     svg.removeAttribute('data-target')
     svg.removeAttribute('class')
-    for (const node of svg.querySelectorAll('[class],[data-r],[data-c],[data-label-r]')) {
-      for (const a of ['class', 'data-r', 'data-c', 'data-label-r']) node.removeAttribute(a)
+    for (const node of svg.querySelectorAll('[class],[data-r],[data-c],[data-row]')) {
+      for (const a of ['class', 'data-r', 'data-c', 'data-row']) node.removeAttribute(a)
     }
     const where = d.toy ? 'toy model (§3)' : `all-MiniLM-L6-v2, layer ${d.layer}, head ${d.head}`
     svg.prepend(el('title', {}, `Attention, ${where}: ${d.tokens.join(' ')}`))

@@ -75,8 +75,13 @@ export function compact(x, places = 3) {
   return Math.abs(x - whole) < 1e-9 ? plain(whole) : dec(x, places)
 }
 
-function entry(places) {
+/** How an entry prints: dec with `places` decimals, or plain for null (the server's printer()). */
+export function printer(places = 3) {
   return places === null ? plain : (x) => dec(x, places)
+}
+
+function entry(places) {
+  return printer(places)
 }
 
 /** A vector as printed: '(0.100, 0.164, 0.736)' (places null: every entry plain). */

@@ -11,6 +11,7 @@
 // Properties: step (1..6), settable; method load(presetId).
 import {WidgetElement, write} from './kit.js';
 import {compact, dec, plain} from './printing.js';
+import {shadeCell} from './heatmap.js';
 import {selfAttention} from './attention-math.js';
 
 const INPUTS = {X: 'x', W_Q: 'wq', W_K: 'wk', W_V: 'wv'}
@@ -100,7 +101,7 @@ export class SelfAttentionCalculatorElement extends WidgetElement {
       for (const td of this.#cellsOf(div)) {
         const x = values[td.dataset.r][td.dataset.c]
         write(td, places === null ? compact(x) : dec(x, places))
-        if (key === 'weights') td.className = `sa-w${Math.round(Math.min(1, Math.max(0, x)) * 10)}`
+        if (key === 'weights') shadeCell(td, x)
       }
       write(this.target(`${key}-shape`), `${values.length} × ${values[0].length}`)
     })

@@ -11,6 +11,7 @@
 import {WidgetElement, hi, reducedMotion, write} from './kit.js';
 import {alignmentRow, context, scale} from './math.js';
 import {dec} from './printing.js';
+import {shadeCell} from './heatmap.js';
 
 const REACH_MS = 650
 const STEP_MS = 1300
@@ -197,7 +198,7 @@ export class TranslateLookbackElement extends WidgetElement {
     cells.forEach((td, j) => {
       const w = this.#rows[i][j]
       write(td, dec(w))
-      td.style.setProperty('--w', w.toFixed(3))
+      shadeCell(td, w)
     })
   }
 

@@ -12,6 +12,7 @@
 // Events (bubbling): "two-heads:update", detail {word, on: [bool, bool], output: [...strings]}
 // after every DOM update. Property: word (0-based index), settable.
 import {WidgetElement, write} from './kit.js';
+import {markRow} from './heatmap.js';
 
 export class TwoHeadsElement extends WidgetElement {
   #word = 0
@@ -68,9 +69,7 @@ export class TwoHeadsElement extends WidgetElement {
     const bars = this.targets('bar')
     s.heads.forEach((head, h) => {
       const k = head.k
-      for (const r of this.targets(`row-${k}`)) {
-        r.classList.toggle('th-row-on', Number(r.dataset.i) === i)
-      }
+      markRow(this.target(`map-${k}`), i)
       this.targets(`w${k}`).forEach((el, j) => write(el, head.rows[i][j]))
       head.weights[i].forEach((w, j) => {
         bars[h * s.words.length + j].setAttribute('width', (100 * w).toFixed(1))
