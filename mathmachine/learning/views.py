@@ -5,7 +5,9 @@ from __future__ import annotations
 from functools import partial
 from typing import Any, cast
 
+from django.conf import settings
 from django.contrib import messages
+from django.core import signing
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -13,7 +15,7 @@ from django.utils.cache import patch_cache_control
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_POST
 
-from mathmachine.coursebook.grading import MAX_ANSWER_CHARS, grade
+from mathmachine.coursebook.grading import MAX_ANSWER_CHARS, Grade, grade
 from mathmachine.coursebook.model import CheckDef, CompiledSection, CompiledUnit
 from mathmachine.coursebook.variants import parse_seed
 
@@ -88,7 +90,7 @@ def section_detail(request: HttpRequest, unit_slug: str, number: int) -> HttpRes
         if m.extra_tags.startswith("check:")
     }
     shown = selectors.variants_shown(unit=unit, section=section, answers=answers, query=request.GET)
-    attempts = _pop_attempts(request, section, shown)
+    attempts = _kept_attempts(request, section, shown)
     body = section_html(
         request=request,
         unit=unit,
@@ -124,12 +126,20 @@ def section_detail(request: HttpRequest, unit_slug: str, number: int) -> HttpRes
         )
     )
     learner_offer_set(request, response)
+    if ATTEMPT_COOKIE in request.COOKIES:
+        response.delete_cookie(ATTEMPT_COOKIE, samesite="Lax")  # shown once
     return response
 
 
 # The answer a no-JS form sent, when the page it is redirected to must show it (it could not
-# be read, or it was wrong after a right one): kept in the session for that one page view.
-_ATTEMPTS_KEY = "check_attempts"
+# be read, or it was wrong after a right one): kept in a short-lived signed cookie for that one
+# page view, never in the database (a reader without a session gets no session row for it), and
+# only as much of it as the check's boxes hold.
+ATTEMPT_COOKIE = "check_attempt"
+_ATTEMPT_SALT = "mathmachine.learning.check-attempt"
+_ATTEMPT_SECONDS = 120
+_ATTEMPT_COOKIE_BYTES = 3500  # under the 4 KB browsers keep for one cookie
+_ATTEMPT_MESSAGE_CHARS = 600
 
 
 def _raw_answer(request: HttpRequest, check: CheckDef) -> list[str]:
@@ -140,23 +150,58 @@ def _raw_answer(request: HttpRequest, check: CheckDef) -> list[str]:
     return [",".join(request.POST.getlist(f"answer-{i}")) for i in range(len(check.fields))]
 
 
-def _pop_attempts(
+def _typed(check: CheckDef, raw: list[str]) -> tuple[str, ...]:
+    """What was sent, as far as the check's boxes hold it: one string per box, each cut at
+    MAX_ANSWER_CHARS (a POST with a thousand fields is shown, and kept, as its first boxes)."""
+    return tuple(r[:MAX_ANSWER_CHARS] for r in raw[: len(check.fields)])
+
+
+def _keep_attempt(response: HttpResponse, check: CheckDef, attempt: Attempt) -> None:
+    """Keep ``attempt`` for the page the form is sent back to (signed, for 2 minutes)."""
+    typed = list(attempt.typed)
+    # An answer that could not be read keeps its message (the boxes alone may read otherwise).
+    message = "" if attempt.grade.ok else attempt.grade.message[:_ATTEMPT_MESSAGE_CHARS]
+    while True:
+        value = signing.dumps(
+            {"check": check.id, "typed": typed, "kept_right": attempt.kept_right, "m": message},
+            salt=_ATTEMPT_SALT,
+            compress=True,
+        )
+        if len(value) <= _ATTEMPT_COOKIE_BYTES or not any(typed):
+            break
+        typed = [t[: len(t) // 2] for t in typed]  # long non-Latin text: show its start
+    response.set_cookie(
+        ATTEMPT_COOKIE,
+        value,
+        max_age=_ATTEMPT_SECONDS,
+        secure=settings.SESSION_COOKIE_SECURE,
+        httponly=True,
+        samesite="Lax",
+    )
+
+
+def _kept_attempts(
     request: HttpRequest, section: CompiledSection, shown: dict[str, CheckDef]
 ) -> dict[str, Attempt]:
-    kept = request.session.pop(_ATTEMPTS_KEY, None) if hasattr(request, "session") else None
-    if not isinstance(kept, dict):
+    raw = request.COOKIES.get(ATTEMPT_COOKIE)
+    if not raw:
         return {}
-    attempts: dict[str, Attempt] = {}
+    try:
+        item = signing.loads(raw, salt=_ATTEMPT_SALT, max_age=_ATTEMPT_SECONDS)
+    except signing.BadSignature:
+        return {}
+    if not isinstance(item, dict) or not isinstance(item.get("typed"), list):
+        return {}
     by_id = {c.id: c for c in section.gradables}
-    for check_id, item in kept.items():
-        check = shown.get(check_id) or by_id.get(check_id)
-        if check is None or not isinstance(item, dict):
-            continue
-        typed = [str(t) for t in item.get("typed", [])][: len(check.fields)]
-        attempts[check_id] = Attempt(
-            tuple(typed), grade(check, typed), kept_right=bool(item.get("kept_right"))
-        )
-    return attempts
+    check_id = str(item.get("check"))
+    check = shown.get(check_id) or by_id.get(check_id)
+    if check is None:
+        return {}
+    typed = _typed(check, [str(t) for t in item["typed"]])
+    message = str(item.get("m") or "")
+    if message:
+        return {check_id: Attempt(typed, Grade(False, False, (), (), message))}
+    return {check_id: Attempt(typed, grade(check, list(typed)), bool(item.get("kept_right")))}
 
 
 def _section_url(unit: CompiledUnit, section: CompiledSection, check: CheckDef) -> str:
@@ -186,9 +231,26 @@ def check_answer(request: HttpRequest, unit_slug: str, check_id: str) -> HttpRes
         return found
     section, compiled = found
     check = selectors.check_variant(unit, compiled, parse_seed(request.POST.get("seed")))
+    raw = _raw_answer(request, check)
+    graded = grade(check, raw)
+    if not graded.ok:
+        # Nothing is stored and nothing is made for it: no learner token, so no session row for
+        # a reader without one. What was typed goes back in the boxes, one bounded string each.
+        unreadable = Attempt(_typed(check, raw), graded)
+        if not wants_json:
+            response = redirect(_section_url(unit, section, check))
+            _keep_attempt(response, check, unreadable)
+            return response
+        record = selectors.answers_for(
+            learner=learner_from_request(request), unit_slug=unit.slug
+        ).get(check.id)
+        html = check_html(
+            request=request, unit=unit, check=check, answer=record, attempt=unreadable
+        )
+        payload = {"ok": False, "correct": None, "message": graded.message, "attempts": None}
+        return _private(JsonResponse({**payload, "html": html}, status=400))
     new_learner = not learner_from_request(request).known
     learner = learner_from_request(request, create=True)
-    raw = _raw_answer(request, check)
     outcome = services.check_answer_submit(
         learner=learner, unit_slug=unit.slug, check=check, raw=raw
     )
@@ -197,14 +259,12 @@ def check_answer(request: HttpRequest, unit_slug: str, check_id: str) -> HttpRes
         services.section_visit_record(
             learner=learner, unit_slug=unit.slug, section_number=section.number
         )
-    show_attempt = not outcome.grade.ok or outcome.kept_right
+    # A wrong answer that left an earlier right one in place is shown beside it.
+    attempt = Attempt(_typed(check, raw), outcome.grade, True) if outcome.kept_right else None
     if wants_json:
-        # What the learner sent stays in the boxes; the stored answer when it was stored.
-        record = outcome.record or selectors.answers_for(learner=learner, unit_slug=unit.slug).get(
-            check.id
+        html = check_html(
+            request=request, unit=unit, check=check, answer=outcome.record, attempt=attempt
         )
-        attempt = Attempt(tuple(raw), outcome.grade, outcome.kept_right) if show_attempt else None
-        html = check_html(request=request, unit=unit, check=check, answer=record, attempt=attempt)
         payload = {
             "ok": outcome.grade.ok,
             "correct": outcome.grade.correct if outcome.grade.ok else None,
@@ -215,15 +275,9 @@ def check_answer(request: HttpRequest, unit_slug: str, check_id: str) -> HttpRes
         response = _private(JsonResponse(payload, status=200 if outcome.grade.ok else 400))
         learner_offer_drop(request, response)
         return response
-    if show_attempt:
-        kept = request.session.get(_ATTEMPTS_KEY)
-        kept = kept if isinstance(kept, dict) else {}
-        kept[check.id] = {
-            "typed": [r[:MAX_ANSWER_CHARS] for r in raw],
-            "kept_right": outcome.kept_right,
-        }
-        request.session[_ATTEMPTS_KEY] = kept
     response = redirect(_section_url(unit, section, check))
+    if attempt is not None:
+        _keep_attempt(response, check, attempt)
     learner_offer_drop(request, response)
     return response
 
