@@ -137,22 +137,38 @@ def _control_name(ch: str) -> str:
     return names.get(ch, "a control code")
 
 
+#: Digits a layer, head or place may have (leading zeros aside): int() refuses strings of more
+#: than 4,300 digits with a ValueError, so a long one is refused before it gets there.
+_MAX_DIGITS = 6
+
+
+def _small_number(raw: object) -> int | None:
+    """A whole number of at most _MAX_DIGITS ASCII digits, else None."""
+    if isinstance(raw, bool) or not isinstance(raw, (str, int)):
+        return None
+    text = raw.strip() if isinstance(raw, str) else str(raw) if 0 <= raw < 10**_MAX_DIGITS else ""
+    digits = text.lstrip("0") or "0"  # int() counts leading zeros towards its limit too
+    if not text.isascii() or not text.isdigit() or len(digits) > _MAX_DIGITS:
+        return None
+    return int(digits)
+
+
 def parse_choice(raw: object, name: str, top: int) -> int:
     """A layer or head as the learner counts it, 1..top, or LabInputError."""
-    text = str(raw).strip() if isinstance(raw, (str, int)) and not isinstance(raw, bool) else ""
-    if not text.isascii() or not text.isdigit() or not 1 <= int(text) <= top:
+    value = _small_number(raw)
+    if value is None or not 1 <= value <= top:
         raise LabInputError(f"Choose a {name} from 1 to {top}.", field=name)
-    return int(text)
+    return value
 
 
 def parse_position(raw: object, name: str, n: int) -> int:
     """A token position 0..n-1 ([CLS] is 0), or LabInputError."""
-    text = str(raw).strip() if isinstance(raw, (str, int)) and not isinstance(raw, bool) else ""
-    if not text.isascii() or not text.isdigit() or not 0 <= int(text) < n:
+    value = _small_number(raw)
+    if value is None or not 0 <= value < n:
         raise LabInputError(
             f"Choose the {name} token by its place, 0 ([CLS]) to {n - 1} ([SEP]).", field=name
         )
-    return int(text)
+    return value
 
 
 # -- running the model, once per text ------------------------------------------------------------

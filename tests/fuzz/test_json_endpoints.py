@@ -46,7 +46,10 @@ def from_schema(schema: dict[str, Any]) -> st.SearchStrategy[Any]:
     elif schema.get("type") == "integer":
         shaped = st.integers(min_value=-(2**63), max_value=2**63) | st.sampled_from([29900, 0, 100])
     elif schema.get("type") == "string":
-        shaped = st.text(max_size=40) | st.sampled_from(["", "0.017 0.047 0.936", "35", "1e309"])
+        # ... and numbers past Python's int conversion limit (4,300 digits; issue 17)
+        shaped = st.text(max_size=40) | st.sampled_from(
+            ["", "0.017 0.047 0.936", "35", "1e309", "9" * 4301, "1" + "0" * 9999]
+        )
     else:
         shaped = JSON_VALUES
     return shaped | JSON_VALUES if schema.get("type") != "string" else shaped
