@@ -31,7 +31,7 @@ from mathmachine.coursebook.model import CheckDef, CompiledSection, CompiledUnit
 from mathmachine.coursebook.variants import next_seed
 
 from .models import CheckAnswer
-from .selectors import MASTERY_LABELS, mastery_level
+from .selectors import MASTERY_LABELS, mastery_level, solution_offered
 
 CHECK_MARKER = re.compile(r"<!--check:([A-Za-z0-9_-]+)-->")
 
@@ -157,8 +157,7 @@ def _check_context(
         "message": message or (attempt.grade.message if attempt and not attempt.grade.ok else ""),
         "kept_right": bool(attempt and attempt.kept_right),
         "stale": bool(stored and stored.check_version and stored.check_version != check.version),
-        "offer_solution": (shown.offer_solution if shown else check.problem)
-        and bool(check.solution_html),
+        "offer_solution": shown.offer_solution if shown else solution_offered(check, stored),
         "seed": seed,
         "fresh_seed": next_seed(check.id, seed) if seed is not None and check.problem else None,
         "tries": stored.variant_attempts if stored else 0,

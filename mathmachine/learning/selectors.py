@@ -252,6 +252,19 @@ def learner_unit(
     )
 
 
+def solution_offered(check: CheckDef, stored: CheckAnswer | None) -> bool:
+    """Whether "Show me the worked answer" is offered to a learner whose record of ``check``'s
+    numbers shown is ``stored``: the page offers it, and the reveal view refuses what it does
+    not offer. A practice problem offers it at any time; a check only after a wrong answer on
+    those numbers (its first wrong answer names the mistake, and the key never comes before a
+    try). Asking again once it is shown changes nothing."""
+    if not check.solution_html:
+        return False
+    if check.problem:
+        return True
+    return stored is not None and (stored.wrong_attempts > 0 or stored.revealed_at is not None)
+
+
 # Mastery of a practice problem. The rule is said on the arena's page (15-practice.md) and on
 # the dashboard: attempted = answered at least once; familiar = solved; proficient = solved at
 # the first try (the worked answer not opened first) on two different variants.

@@ -70,7 +70,8 @@ def check_answer_submit(
                 row.attempts += 1
                 row.variant_attempts += 1
                 if row.attempts == 1:
-                    row.first_try_correct = result.correct
+                    # After the worked answer was shown, a right answer is not a first try.
+                    row.first_try_correct = result.correct and row.revealed_at is None
                 kept_right = not result.correct and row.correct
                 if result.correct:
                     if row.variant_attempts == 1 and row.revealed_at is None:

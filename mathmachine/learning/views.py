@@ -282,6 +282,12 @@ def check_answer(request: HttpRequest, unit_slug: str, check_id: str) -> HttpRes
     return response
 
 
+REVEAL_NOT_YET = (
+    "The worked answer opens after a wrong answer: try the check first, and the feedback will "
+    "name the likely mistake."
+)
+
+
 @require_POST
 def check_reveal(request: HttpRequest, unit_slug: str, check_id: str) -> HttpResponse:
     """ "Show me the worked answer": recorded, then the check is shown with it."""
@@ -292,6 +298,16 @@ def check_reveal(request: HttpRequest, unit_slug: str, check_id: str) -> HttpRes
         return found
     section, compiled = found
     check = selectors.check_variant(unit, compiled, parse_seed(request.POST.get("seed")))
+    known = learner_from_request(request)
+    stored = selectors.answers_for(learner=known, unit_slug=unit.slug).get(check.id)
+    if stored is not None and stored.variant != (check.variant.seed if check.variant else None):
+        stored = None  # a record of other numbers
+    if not selectors.solution_offered(check, stored):
+        # The page offers no worked answer here (a check before a wrong answer): none is sent
+        # and nothing is recorded.
+        if wants_json:
+            return _private(JsonResponse({"error": REVEAL_NOT_YET}, status=409))
+        return redirect(_section_url(unit, section, check))
     learner = learner_from_request(request, create=True)
     record = services.check_solution_reveal(learner=learner, unit_slug=unit.slug, check=check)
     if wants_json:
