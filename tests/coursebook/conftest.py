@@ -37,6 +37,8 @@ FIGURES = {
     "matrix": "[[0.5, 0.25], [1, 2]]",
     "matrix_t": "[[0.5, 1], [0.25, 2]]",
     "third": "1/3",
+    "weights_by_hand": "(0.101, 0.163, 0.736)",  # a by-hand answer a unit off the key
+    "weights_between": "(0.1005, 0.1635, 0.736)",  # between the key and the by-hand answer
 }
 
 

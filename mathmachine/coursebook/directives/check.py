@@ -8,6 +8,9 @@ the server by their kinds (mathmachine.coursebook.kinds).
     :answer: {{ check1_answer }}   the key of each box, "|"-separated
     :tolerance: 0.0005             optional: absolute, one for all boxes or one per box
                                    (default: half a unit of the key's last printed digit)
+    :by-hand: {{ weights_by_hand }}  optional: per box ("*": none), what the worked solution
+                                   reaches with its printed, rounded numbers; every answer from
+                                   the key to it (widened by the tolerance) is right
     :variant: soft_weights         optional: fresh numbers, see "Variants" in writing-content.md
     (kind options: :select: one|several (choice), :places: N (fraction), :order: any (words))
 
@@ -41,7 +44,7 @@ import hashlib
 import json
 import math
 from collections.abc import Iterator
-from dataclasses import dataclass, field, is_dataclass
+from dataclasses import MISSING, dataclass, field, is_dataclass
 from dataclasses import fields as fields_of
 from fractions import Fraction
 from typing import Any
@@ -56,7 +59,7 @@ from .base import ID, Block, DirectiveCall, DirectiveSpec, directive_node, regis
 
 FEEDBACK_KINDS = ("correct", "wrong")
 MAX_HINTS = 2
-BASE_OPTIONS = frozenset({"kind", "fields", "answer", "tolerance", "variant"})
+BASE_OPTIONS = frozenset({"kind", "fields", "answer", "tolerance", "by-hand", "variant"})
 SUBS = ("option", "feedback", "mistake", "hint", "solution")
 
 
@@ -82,9 +85,15 @@ def split_bar(value: str) -> list[str]:
 
 
 def _canonical(value: Any) -> Any:
-    """A value as plain JSON-able data, the same in every process (sets sorted)."""
+    """A value as plain JSON-able data, the same in every process (sets sorted). A dataclass
+    field left at its default is left out, so a field added later (a key's by-hand value)
+    changes the version only of the checks that use it."""
     if is_dataclass(value) and not isinstance(value, type):
-        return {f.name: _canonical(getattr(value, f.name)) for f in fields_of(value)}
+        return {
+            f.name: _canonical(getattr(value, f.name))
+            for f in fields_of(value)
+            if f.default is MISSING or getattr(value, f.name) != f.default
+        }
     if isinstance(value, frozenset | set):
         return sorted(_canonical(v) for v in value)
     if isinstance(value, tuple | list):
@@ -210,6 +219,34 @@ def _tolerances(call: DirectiveCall, n: int, ctx: SectionContext) -> list[float 
     return [*given] * n if len(given) == 1 else [*given]
 
 
+def _by_hand(call: DirectiveCall, kinds: list[str], ctx: SectionContext) -> list[str | None] | None:
+    """The :by-hand: answer of each box (None: not given, or "*")."""
+    n = len(kinds)
+    if "by-hand" not in call.options:
+        return [None] * n
+    parts = split_bar(call.options["by-hand"])
+    line = call.option_line("by-hand")
+    if len(parts) != n:
+        ctx.error(
+            DirectiveOptionError,
+            line,
+            f":by-hand: gives {len(parts)} value(s) for {n} box(es); separate them with |, "
+            "and give * for a box that has none",
+        )
+        return None
+    exact = sorted({k for k, p in zip(kinds, parts, strict=True) if p != "*"
+                    and not KINDS[k].takes_tolerance})  # fmt: skip
+    if exact:
+        ctx.error(
+            DirectiveOptionError,
+            line,
+            f":by-hand: is for number, vector and matrix answers; {', '.join(exact)} answers "
+            "are exact (give * for that box)",
+        )
+        return None
+    return [None if p == "*" else p for p in parts]
+
+
 def _fields(
     call: DirectiveCall, choices: list[Option], ctx: SectionContext
 ) -> tuple[Field, ...] | None:
@@ -230,6 +267,9 @@ def _fields(
     kinds = _kinds(call, n, ctx)
     tolerances = _tolerances(call, n, ctx)
     if kinds is None or tolerances is None:
+        return None
+    by_hand = _by_hand(call, kinds, ctx)
+    if by_hand is None:
         return None
     own = {"title"} if call.name == "problem" else set()
     allowed = BASE_OPTIONS | own | frozenset().union(*(KINDS[k].options for k in kinds))
@@ -257,21 +297,37 @@ def _fields(
         ctx.error(DirectiveOptionError, call.option_line("kind"), "a choice check has one box")
         return None
     out: list[Field] = []
-    for label, kind, text, tol in zip(labels, kinds, answers, tolerances, strict=True):
-        spec = FieldSpec(call.options, tuple(choices), tol)
+    for label, kind, text, tol, hand in zip(
+        labels, kinds, answers, tolerances, by_hand, strict=True
+    ):
+        spec = FieldSpec(call.options, tuple(choices), tol, hand)
         try:
             key = KINDS[kind].key(text, spec)
         except KeyFormatError as exc:
-            ctx.error(DirectiveOptionError, call.option_line("answer"), str(exc))
+            where = "by-hand" if hand is not None and "by-hand" in str(exc) else "answer"
+            ctx.error(DirectiveOptionError, call.option_line(where), str(exc))
             return None
         out.append(Field(label=label, kind=kind, key=key, answer_text=text))
     return tuple(out)
 
 
+class _NotOffered:
+    """A variant's mistake whose answer, at this seed, cannot be told from the key."""
+
+
+NOT_OFFERED = _NotOffered()
+
+
 def _mistake(
-    s: Block, fields: tuple[Field, ...], call: DirectiveCall, ctx: SectionContext
-) -> tuple[Any, ...] | None:
-    """A mistake's answer per box (None for "*"); () for a kind's own named mistake."""
+    s: Block,
+    fields: tuple[Field, ...],
+    call: DirectiveCall,
+    ctx: SectionContext,
+    *,
+    variant: bool,
+) -> tuple[Any, ...] | _NotOffered | None:
+    """A mistake's answer per box (None for "*"); () for a kind's own named mistake, and for a
+    mistake of a variant that is not offered at this seed (it collides with the key)."""
     line = s.option_lines.get("answer", s.line)
     if "answer" not in s.options:
         if any(s.argument in KINDS[f.kind].builtins for f in fields):
@@ -302,22 +358,36 @@ def _mistake(
         except KeyFormatError as exc:
             ctx.error(DirectiveOptionError, line, str(exc))
             return None
-    if all(_is_right(f, target) for f, target in zip(fields, answer, strict=True)):
-        ctx.error(DirectiveOptionError, line, "this mistake's answer is the right answer")
+    collision = collides(fields, tuple(answer))
+    if collision and variant:
+        return NOT_OFFERED  # fresh numbers that make this slip give the key: not offered
+    if collision:
+        ctx.error(DirectiveOptionError, line, f"this mistake's answer is {collision}")
         return None
     return tuple(answer)
 
 
-def _is_right(f: Field, target: Any) -> bool:
-    """Would the box take this mistake's answer, read as a learner's, as right?"""
-    if target is None:
-        return False
+def collides(fields: tuple[Field, ...], answer: tuple[Any, ...]) -> str:
+    """Why a mistake's answer cannot be told from the key ("" when it can): every box it gives
+    is right (within the key's tolerance or by-hand range), or right but for an order the kind
+    names by itself (a vector reordered, a matrix transposed)."""
+    marks = [_mark_as_typed(f, t) for f, t in zip(fields, answer, strict=True) if t is not None]
+    if not marks or not all(m is not None and (m.correct or m.builtin) for m in marks):
+        return ""
+    named = sorted({m.builtin for m in marks if m is not None and m.builtin})
+    if not named:
+        return "the right answer"
+    return f"the right answer in another order, which the kind names by itself ({', '.join(named)})"
+
+
+def _mark_as_typed(f: Field, target: Any) -> Mark | None:
+    """How the box would mark this mistake's answer typed by a learner (None: not markable)."""
     kind = KINDS[f.kind]
     value = kind.read(target.text, f.key)
     if isinstance(value, Refusal):
-        return False
+        return None
     mark = kind.mark(value, f.key)
-    return isinstance(mark, Mark) and mark.correct
+    return mark if isinstance(mark, Mark) else None
 
 
 def _build(call: DirectiveCall, body: list[Token], ctx: SectionContext) -> CheckNode | None:
@@ -409,9 +479,11 @@ def _build(call: DirectiveCall, body: list[Token], ctx: SectionContext) -> Check
             ok = False
             continue
         names.add(s.argument)
-        answer = _mistake(s, fields, call, ctx)
+        answer = _mistake(s, fields, call, ctx, variant=variant is not None)
         if answer is None:
             ok = False
+        elif isinstance(answer, _NotOffered):
+            continue  # this variant's numbers make the slip give the key (or it reordered)
         else:
             mistakes.append((s.argument, answer, s.body))
     if not ok or fields is None:

@@ -53,12 +53,14 @@ class Option:
 @dataclass(frozen=True)
 class FieldSpec:
     """What a kind may read from the check when it builds a key: the check's options (those the
-    kind declares), the choice options written in the check's body, and the :tolerance: given
-    for this field (None: from the key's printed precision)."""
+    kind declares), the choice options written in the check's body, the :tolerance: given
+    for this field (None: from the key's printed precision) and its :by-hand: answer (what the
+    worked solution reaches with its printed, rounded numbers; None: not given)."""
 
     options: Mapping[str, str]
     choices: Sequence[Option] = ()
     tolerance: float | None = None
+    by_hand: str | None = None
 
 
 class Kind:
@@ -68,7 +70,7 @@ class Kind:
     check options this kind reads. builtins: mistakes it recognises without an :answer:
     (name -> the explanation shown unless the check writes its own ``{mistake} NAME``).
     uses_choices: the check's body lists ``{option}`` blocks for it. takes_tolerance: the
-    kind reads :tolerance: (the numeric kinds with decimals do; a count is exact).
+    kind reads :tolerance: and :by-hand: (the numeric kinds with decimals do; a count is exact).
     """
 
     name: ClassVar[str]

@@ -19,11 +19,8 @@ TRANSPOSED = (
 
 def transpose(key: NumericKey) -> NumericKey:
     rows, cols = key.shape
-
-    def t(xs: tuple[Any, ...]) -> tuple[Any, ...]:
-        return tuple(xs[r * cols + c] for c in range(cols) for r in range(rows))
-
-    return NumericKey(key.text, (cols, rows), t(key.values), t(key.places), t(key.tolerances))
+    order = [r * cols + c for c in range(cols) for r in range(rows)]
+    return key.permuted(order, (cols, rows))
 
 
 @register

@@ -5,6 +5,11 @@ The tolerance of each entry is half a unit of the key's last printed digit ("0.9
 for a list or matrix, of its most precise entry), unless the check gives :tolerance:. An entry
 typed with fewer decimals than the key prints, but rounded right (0.94 for 0.936), is not marked
 wrong: the learner is asked for the missing decimals and nothing is stored.
+
+Worked by hand: a check may also give, with :by-hand:, what its worked solution reaches when
+each step is carried with the numbers as printed (rounded). An entry is then right anywhere from
+the exact key to the by-hand value, widened by the tolerance on each side: a learner who keeps
+every digit is right, and so is one who rounds as the solution does (or anything in between).
 """
 
 from __future__ import annotations
@@ -24,17 +29,44 @@ SLACK = 1e-9  # float noise, relative to the size of the numbers compared
 @dataclass(frozen=True)
 class NumericKey:
     """text: as the source printed it. shape: () a number, (n,) a vector, (r, c) a matrix.
-    values, places, tolerances: per entry, row by row. exact: the key was a fraction ("1/3")."""
+    values, places, tolerances: per entry, row by row. hand: per entry, the value the worked
+    solution reaches by hand with its printed numbers (() when the check gives no :by-hand:);
+    hand_text: as the source printed it."""
 
     text: str
     shape: tuple[int, ...]
     values: tuple[float, ...]
     places: tuple[int, ...]
     tolerances: tuple[float, ...]
+    hand: tuple[float, ...] = ()
+    hand_text: str = ""
 
     @property
     def size(self) -> int:
         return len(self.values)
+
+    def bounds(self, i: int) -> tuple[float, float]:
+        """The right answers of entry i: from the exact key to the by-hand value, widened by
+        the tolerance on each side."""
+        k, t = self.values[i], self.tolerances[i]
+        h = self.hand[i] if self.hand else k
+        return min(k, h) - t, max(k, h) + t
+
+    def permuted(self, order: Sequence[int], shape: tuple[int, ...] | None = None) -> NumericKey:
+        """The key with its entries taken in ``order`` (a sorted or transposed key)."""
+
+        def take(xs: tuple[Any, ...]) -> tuple[Any, ...]:
+            return tuple(xs[i] for i in order) if xs else xs
+
+        return NumericKey(
+            self.text,
+            self.shape if shape is None else shape,
+            take(self.values),
+            take(self.places),
+            take(self.tolerances),
+            take(self.hand),
+            self.hand_text,
+        )
 
 
 def numeric_key(text: str, spec: FieldSpec, *, what: str) -> NumericKey:
@@ -53,8 +85,27 @@ def numeric_key(text: str, spec: FieldSpec, *, what: str) -> NumericKey:
     return NumericKey(text.strip(), numbers.shape, numbers.values, places, tolerances)
 
 
+def with_hand(key: NumericKey, text: str, spec: FieldSpec) -> NumericKey:
+    """The key with its :by-hand: value (read like the key, shaped like it)."""
+    hand = numeric_key(text, spec, what="the by-hand answer")
+    if hand.shape != key.shape:
+        raise KeyFormatError(
+            f"the by-hand answer {text!r} has {shape_words(hand.shape)}; the answer has "
+            f"{shape_words(key.shape)}"
+        )
+    return NumericKey(
+        key.text, key.shape, key.values, key.places, key.tolerances, hand.values, hand.text
+    )
+
+
 def close(value: float, target: float, tolerance: float) -> bool:
     return abs(value - target) <= tolerance + SLACK * max(1.0, abs(target))
+
+
+def within(value: float, bounds: tuple[float, float]) -> bool:
+    low, high = bounds
+    slack = SLACK * max(1.0, abs(low), abs(high))
+    return low - slack <= value <= high + slack
 
 
 def rounded_right(n: Num, target: float, key_places: int) -> bool:
@@ -64,19 +115,23 @@ def rounded_right(n: Num, target: float, key_places: int) -> bool:
     return close(n.value, target, 0.5 * 10.0**-n.places)
 
 
+def _rounded_key(n: Num, key: NumericKey, i: int) -> bool:
+    """n is the key (or its by-hand value) rounded to fewer, but some, decimals."""
+    targets = (key.values[i], key.hand[i]) if key.hand else (key.values[i],)
+    return any(rounded_right(n, t, key.places[i]) for t in targets)
+
+
 def mark_entries(nums: Sequence[Num], key: NumericKey) -> Mark | Refusal:
-    """Correct when every entry is within its tolerance; "give N decimals" when every entry is
-    either within it or the key rounded to fewer (but some) decimals; else wrong."""
-    within = [
-        close(n.value, k, t) for n, k, t in zip(nums, key.values, key.tolerances, strict=True)
-    ]
-    if all(within):
+    """Correct when every entry is within its bounds (the tolerance around the key, or from the
+    key to its by-hand value); "give N decimals" when every entry is either within them or the
+    key rounded to fewer (but some) decimals; else wrong."""
+    right = [within(n.value, key.bounds(i)) for i, n in enumerate(nums)]
+    if all(right):
         return Mark(True)
     short = [
-        not w and rounded_right(n, k, p)
-        for w, n, k, p in zip(within, nums, key.values, key.places, strict=True)
+        not w and _rounded_key(n, key, i) for i, (w, n) in enumerate(zip(right, nums, strict=True))
     ]
-    if any(short) and all(w or s for w, s in zip(within, short, strict=True)):
+    if any(short) and all(w or s for w, s in zip(right, short, strict=True)):
         places = max(key.places)
         which = "each number" if key.size > 1 else "your answer"
         return Refusal(f"Nearly there: give {which} to {spelled(places)} decimal places.")
@@ -84,13 +139,12 @@ def mark_entries(nums: Sequence[Num], key: NumericKey) -> Mark | Refusal:
 
 
 def same_entries(nums: Sequence[Num], target: NumericKey) -> bool:
-    """Is the answer this (mistake's) answer, at its precision or rounded to fewer decimals?"""
+    """Is the answer this (mistake's, or reordered key's) answer, within its bounds or rounded
+    to fewer decimals?"""
     if len(nums) != target.size:
         return False
-    return all(
-        close(n.value, k, t) or rounded_right(n, k, p)
-        for n, k, t, p in zip(nums, target.values, target.tolerances, target.places, strict=True)
-    )
+    return all(within(n.value, target.bounds(i)) or _rounded_key(n, target, i)
+               for i, n in enumerate(nums))  # fmt: skip
 
 
 def _values_text(values: Sequence[float], places: int) -> str:
@@ -159,7 +213,7 @@ class NumericKind(Kind):
     def key(self, text: str, spec: FieldSpec) -> NumericKey:
         key = numeric_key(text, spec, what="answer")
         self.check_shape(key, text)
-        return key
+        return with_hand(key, spec.by_hand, spec) if spec.by_hand is not None else key
 
     def mistake(self, text: str, key: Any, spec: FieldSpec) -> NumericKey:
         got = numeric_key(text, spec, what="mistake")
@@ -189,7 +243,11 @@ class NumericKind(Kind):
         return same_entries(value.flat, mistake)
 
     def printed(self, key: NumericKey) -> tuple[str, ...]:
-        return tuple(dec(v, p) for v, p in zip(key.values, key.places, strict=True))
+        """The key's figures, then those of its by-hand value that differ (a hint may print
+        neither)."""
+        out = [dec(v, p) for v, p in zip(key.values, key.places, strict=True)]
+        hand = [dec(v, p) for v, p in zip(key.hand, key.places, strict=False)]
+        return (*out, *(h for h in dict.fromkeys(hand) if h not in out))
 
     def describe(self, key: NumericKey) -> str:
         return key.text

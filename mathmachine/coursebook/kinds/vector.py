@@ -42,13 +42,7 @@ class VectorKind(NumericKind):
         if isinstance(mark, Mark) and not mark.correct and len(set(key.values)) > 1:
             # The same numbers, both lists sorted by size: a right answer in the wrong order.
             order = sorted(range(key.size), key=key.values.__getitem__)
-            by_size = NumericKey(
-                key.text,
-                key.shape,
-                tuple(key.values[i] for i in order),
-                tuple(key.places[i] for i in order),
-                tuple(key.tolerances[i] for i in order),
-            )
+            by_size = key.permuted(order)
             if same_entries(sorted(value.flat, key=lambda n: n.value), by_size):
                 return Mark(False, builtin="reordered")
         return mark

@@ -11,7 +11,7 @@ from mathmachine.engine.self_attention import self_attention_shapes, self_attent
 from mathmachine.engine.softmax import softmax
 from mathmachine.printing import dec, plain, pmatrix, vec
 
-from .variants import distinct, draw
+from .variants import carried, distinct, draw, kept
 
 EXAMPLES: dict[str, Any] = {
     "self_attention": {
@@ -157,7 +157,9 @@ def attention_row(seed: int) -> dict[str, str]:
         no_exp = vec(row / row.sum())  # the raw scores divided by their total, no exponentials
         if not distinct(key, no_matrices, column, no_exp, vec(st.weights[i][::-1])):
             return None
-        exps = np.exp(row)
+        exps = carried(np.exp(row))  # by hand: the exponentials as printed, their total
+        total = carried(exps.sum())
+        hand = vec(carried(exps / total))
         f = {
             "word": WORDS[i],
             "X": pmatrix(st.x, plain),
@@ -168,8 +170,10 @@ def attention_row(seed: int) -> dict[str, str]:
             "K": pmatrix(st.k, plain),
             "scores": vec(row, plain),
             "exps": vec(exps),
-            "total": dec(exps.sum()),
+            "total": dec(total),
             "weights": key,
+            "weights_by_hand": hand,
+            "kept": kept(hand, key, "they are"),
             "no_matrices": no_matrices,
             "column": column,
             "no_exp": no_exp,
@@ -203,6 +207,8 @@ def attention_output(seed: int) -> dict[str, str]:
         column = vec(softmax(scores[:, i]) @ v)  # weights from the column
         if not distinct(key, keys_blended, mean, column, vec(out[::-1])):
             return None
+        w_hand = carried(w)  # by hand: the weights as printed, times the values
+        hand = vec(carried(w_hand @ v))
         f = {
             "word": WORDS[i],
             "Q": pmatrix(q, plain),
@@ -210,14 +216,16 @@ def attention_output(seed: int) -> dict[str, str]:
             "V": pmatrix(v, plain),
             "q_i": vec(q[i], plain),
             "scores": vec(row, plain),
-            "weights": vec(w),
+            "weights": vec(w_hand),
             "output": key,
+            "output_by_hand": hand,
+            "kept": kept(hand, key, "it is"),
             "keys_blended": keys_blended,
             "mean": mean,
             "column": column,
         }
         for j in range(3):
-            f[f"w_{j}"] = dec(w[j])
+            f[f"w_{j}"] = dec(w_hand[j])
             f[f"v_{j}"] = vec(v[j], plain)
             f[f"k_{j}"] = vec(k[j], plain)
             f[f"word_{j}"] = WORDS[j]

@@ -5,6 +5,10 @@ number of the hints and the worked solution.
 A draw is rejected (and the next one taken from the same generator, so a seed always gives the
 same problem) when it would make a bad problem: two named mistakes or a mistake and the key that
 print the same, a division by zero in a mistake, numbers too large to work by hand.
+
+Each worked solution is computed twice: with every digit kept (the key, from the engine) and by
+hand, every step from the numbers printed before it (``carried``): that path's end is the
+problem's ``:by-hand:`` answer, and every figure the solution's steps print comes from it.
 """
 
 from __future__ import annotations
@@ -23,7 +27,7 @@ from mathmachine.engine import (
 )
 from mathmachine.printing import dec, matrix, plain, pmatrix, tex, vec
 
-from .variants import distinct, draw
+from .variants import carried, distinct, draw, kept
 
 Figures = dict[str, str]
 Array = NDArray[np.float64]
@@ -47,12 +51,17 @@ def soft_weights(seed: int) -> Figures:
         by_scores = vec(exps / lb.scores.sum())
         if not distinct(key, no_exp, by_scores) or np.abs(exps / lb.scores.sum()).max() > 99:
             return None
+        # by hand: the exponentials as printed, their total, each divided by it
+        e = carried(exps)
+        total = carried(e.sum())
+        hand = carried(e / total)
         f: Figures = {"q": vec(q, plain), "scores": vec(lb.scores, plain)}
-        f.update(weights=key, no_exp=no_exp, by_scores=by_scores)
-        for i, (s, e, w) in enumerate(zip(lb.scores, exps, lb.weights, strict=True), start=1):
-            f[f"s{i}"], f[f"e{i}"], f[f"w{i}"] = plain(s), dec(e), dec(w)
+        f.update(weights=key, weights_by_hand=vec(hand), no_exp=no_exp, by_scores=by_scores)
+        f["kept"] = kept(vec(hand), key, "they are")
+        for i, (s, ei, w) in enumerate(zip(lb.scores, e, hand, strict=True), start=1):
+            f[f"s{i}"], f[f"e{i}"], f[f"w{i}"] = plain(s), dec(ei), dec(w)
             f[f"s{i}_tex"] = tex(plain(s))
-        f["total"] = dec(exps.sum())
+        f["total"] = dec(total)
         f["top"] = ["“I”", "“drink”", "“tea”"][int(np.argmax(lb.weights))]
         return f
 
@@ -79,17 +88,19 @@ def soft_output(seed: int) -> Figures:
         key, printed = dec(out, 2), [dec(mean, 2), dec(hard, 2)]
         if not distinct(key, *printed) or abs(out - mean) < 0.5 or abs(out - hard) < 0.5:
             return None
-        f: Figures = {"query": vec(query, plain), "output": key, "mean": printed[0]}
-        f["hard"] = printed[1]
+        w = carried(weights)  # by hand: the weights as printed, times the values
+        hand = dec(carried(w @ values, 2), 2)
+        f: Figures = {"query": vec(query, plain), "output": key, "output_by_hand": hand}
+        f.update(mean=printed[0], hard=printed[1], kept=kept(hand, key, "it is"))
         for i in range(3):
             n = i + 1
             f[f"k{n}"], f[f"v{n}"] = vec(keys[i], plain), plain(values[i])
-            f[f"s{n}"], f[f"w{n}"] = plain(scores[i]), dec(weights[i])
+            f[f"s{n}"], f[f"w{n}"] = plain(scores[i]), dec(w[i])
             f[f"s{n}_tex"] = tex(plain(scores[i]))
         f["scores"] = vec(scores, plain)
-        f["weights"] = vec(weights)
-        for i, (w, v) in enumerate(zip(weights, values, strict=True), start=1):
-            f[f"t{i}"] = f"{dec(w)} \\times {plain(v)}"
+        f["weights"] = vec(w)
+        for i, (wi, v) in enumerate(zip(w, values, strict=True), start=1):
+            f[f"t{i}"] = f"{dec(wi)} \\times {plain(v)}"
         return f
 
     return draw(seed, make)
@@ -119,7 +130,10 @@ def additive(seed: int) -> Figures:
             return None
         if np.abs(scores).min() < 0.05:
             return None  # a score of 0.000 teaches less than one that is clearly not 0
-        f: Figures = {"scores": key, "no_tanh": vec(no_tanh), "swapped": vec(swapped)}
+        t = carried(hidden)  # by hand: the tanh values as printed, times v
+        hand = carried(t @ v)
+        f: Figures = {"scores": key, "scores_by_hand": vec(hand), "kept": kept(vec(hand), key)}
+        f.update(no_tanh=vec(no_tanh), swapped=vec(swapped))
         f.update(W1=pmatrix(W1, plain), W2=pmatrix(W2, plain), v=vec(v, plain))
         f.update(q=vec(q, plain), W2q=vec(W2 @ q, plain))
         for j in range(2):
@@ -127,8 +141,8 @@ def additive(seed: int) -> Figures:
             f[f"h{n}"] = vec(notes[j], plain)
             f[f"W1h{n}"] = vec(W1 @ notes[j], plain)
             f[f"in{n}"] = vec(inner[j], plain)
-            f[f"tanh{n}"] = vec(hidden[j])
-            f[f"score{n}"] = dec(scores[j])
+            f[f"tanh{n}"] = vec(t[j])
+            f[f"score{n}"] = dec(hand[j])
         f["better"] = "first" if scores[0] > scores[1] else "second"
         f["weights"] = vec(softmax(scores))
         return f
@@ -157,15 +171,20 @@ def general(seed: int) -> Figures:
         slips = (vec(transposed, plain), vec(plain_dot, plain))
         if not distinct(key[0], *slips):
             return None
-        f: Figures = {"scores": key[0], "weights": key[1]}
+        e = carried(np.exp(scores))  # by hand: the exponentials as printed, their total
+        total = carried(e.sum())
+        hand = carried(e / total)
+        f: Figures = {"scores": key[0], "weights": key[1], "weights_by_hand": vec(hand)}
+        f["kept"] = kept(vec(hand), key[1], "the weights are")
         f.update(transposed=slips[0], transposed_w=vec(softmax(transposed)))
         f.update(dot=slips[1], dot_w=vec(softmax(plain_dot)))
         f.update(W=pmatrix(W, plain), q=vec(q, plain), qW=vec(q @ W, plain))
+        f["total"] = dec(total)
         for j in range(2):
             n = j + 1
             f[f"h{n}"], f[f"score{n}"] = vec(notes[j], plain), plain(scores[j])
             f[f"score{n}_tex"] = tex(plain(scores[j]))
-            f[f"w{n}"] = dec(softmax(scores)[j])
+            f[f"e{n}"], f[f"w{n}"] = dec(e[j]), dec(hand[j])
         return f
 
     return draw(seed, make)
@@ -191,12 +210,20 @@ def gradient(seed: int) -> Figures:
         slips = (matrix(indirect), matrix(unweighted), matrix(grad.T))
         if not distinct(key, *slips) or np.allclose(np.round(grad, 3), np.round(grad.T, 3)):
             return None
-        f: Figures = {"grad": key, "indirect": slips[0], "unweighted": slips[1]}
+        # by hand: the weights as printed, the context from them, and on to the matrix
+        w = carried(lb.weights)
+        c = carried(w[0] * notes[0] + w[1] * notes[1])
+        column = carried(notes[0] - c)
+        outer_hand = carried(np.outer(column, q))
+        inner = carried(np.eye(2) + outer_hand)
+        hand = carried(w[0] * inner)
+        f: Figures = {"grad": key, "grad_by_hand": matrix(hand), "indirect": slips[0]}
+        f.update(unweighted=slips[1], kept=kept(matrix(hand), key))
         f.update(h1=vec(notes[0], plain), h2=vec(notes[1], plain), q=vec(q, plain))
-        f.update(scores=vec(lb.scores, plain), weights=vec(lb.weights), a1=dec(lb.weights[0]))
-        f.update(c=vec(lb.context), h1_minus_c=vec(notes[0] - lb.context))
-        f.update(outer=pmatrix(outer), grad_tex=pmatrix(grad))
-        f.update(inner=pmatrix(np.eye(2) + outer))
+        f.update(scores=vec(lb.scores, plain), weights=vec(w), a1=dec(w[0]))
+        f.update(c=vec(c), h1_minus_c=vec(column))
+        f.update(outer=pmatrix(outer_hand), grad_tex=pmatrix(hand))
+        f.update(inner=pmatrix(inner))
         f["s1"], f["s2"] = plain(lb.scores[0]), plain(lb.scores[1])
         return f
 

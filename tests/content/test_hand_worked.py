@@ -1,0 +1,254 @@
+"""The practice arena worked by hand (issue 13, part 1): over seeds 1-300 of every problem whose
+solution rounds as it goes, a learner who carries the worked solution's printed numbers to the
+end, rounding as the problem asks, is graded right; so is one who keeps every digit.
+
+Each path below is written here, apart from the figures modules, from the numbers the page
+prints (the variant's figures, each checked to stand in the solution's text):
+
+- "as printed": the solution's own steps with its printed intermediates (its printed total of
+  the exponentials, its printed context vector, its printed matrix I + (h1 - c) q^T ...);
+- "own sums": the same steps, the learner adding and multiplying the printed numbers themselves;
+- "every digit": the problem's inputs, nothing rounded before the end (closed forms).
+
+Run as a script, it prints how many of each are marked wrong per problem (the issue's figure
+on main before the fix: 695 of 1,800 "as printed"):
+
+    .venv/bin/python tests/content/test_hand_worked.py [SEEDS]
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from collections.abc import Callable
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+if __name__ == "__main__":  # run as a script: the repository and tests/ on the path
+    sys.path[:0] = [str(Path(__file__).resolve().parents[2]), str(Path(__file__).parents[1])]
+
+from gradables import at_seed
+
+from mathmachine.coursebook import CheckDef
+from mathmachine.coursebook.grading import grade
+from mathmachine.coursebook.passes.answers import visible_text
+from mathmachine.coursebook.passes.load import load_figures
+
+UNIT_DIR = (
+    Path(__file__).resolve().parents[2] / "content" / "units" / "18-attention-and-transformers"
+)
+SEEDS = range(1, 301)
+MINUS = "\u2212"
+Figures = dict[str, str]
+Path_ = Callable[[Figures], list[str]]
+
+
+def num(text: str) -> float:
+    return float(text.replace(MINUS, "-"))
+
+
+def vec(text: str) -> np.ndarray:
+    return np.array([num(x) for x in text.strip("()").split(",")])
+
+
+def pmatrix(tex: str) -> np.ndarray:
+    body = tex.replace(MINUS, "-").removeprefix(r"\begin{pmatrix}").removesuffix(r"\end{pmatrix}")
+    return np.array([[float(x) for x in row.split("&")] for row in body.split(r"\\")])
+
+
+def rounded(x: Any, places: int = 3) -> np.ndarray:
+    """What a learner writes down: x to the places asked (half away from zero, as by hand)."""
+    a = np.asarray(x, dtype=float)
+    return np.sign(a) * np.floor(np.abs(a) * 10**places + 0.5 + 1e-9) / 10**places
+
+
+def typed(x: Any, places: int = 3) -> str:
+    """An answer as a learner types it: "(0.1, 0.2)" or "[[1, 2], [3, 4]]" or "0.5"."""
+    a = rounded(x, places)
+    if a.ndim == 0:
+        return f"{float(a):.{places}f}"
+    if a.ndim == 1:
+        return "(" + ", ".join(f"{v:.{places}f}" for v in a) + ")"
+    return (
+        "[" + ", ".join(typed(row, places).replace("(", "[").replace(")", "]") for row in a) + "]"
+    )
+
+
+def softmax(s: np.ndarray) -> np.ndarray:
+    e = np.exp(s - s.max())
+    return e / e.sum()
+
+
+# ------------------------------------------------------------------ the paths, problem by problem
+
+
+def weights_as_printed(f: Figures, exps: np.ndarray) -> list[str]:
+    return [typed(exps / num(f["total"]))]
+
+
+def weights_own_sum(exps: np.ndarray) -> list[str]:
+    return [typed(exps / rounded(exps.sum()))]
+
+
+def p1_exps(f: Figures) -> np.ndarray:
+    return np.array([num(f[f"e{i}"]) for i in (1, 2, 3)])
+
+
+def p2(f: Figures) -> list[str]:
+    w = np.array([num(f[f"w{i}"]) for i in (1, 2, 3)])
+    v = np.array([num(f[f"v{i}"]) for i in (1, 2, 3)])
+    return [typed(w @ v, 2)]
+
+
+def p2_exact(f: Figures) -> list[str]:
+    keys = np.array([vec(f[f"k{i}"]) for i in (1, 2, 3)])
+    v = np.array([num(f[f"v{i}"]) for i in (1, 2, 3)])
+    return [typed(softmax(keys @ vec(f["query"])) @ v, 2)]
+
+
+def p3(f: Figures) -> list[str]:
+    v = vec(f["v"])
+    return [typed([vec(f["tanh1"]) @ v, vec(f["tanh2"]) @ v])]
+
+
+def p3_exact(f: Figures) -> list[str]:
+    v = vec(f["v"])
+    return [typed([np.tanh(vec(f["in1"])) @ v, np.tanh(vec(f["in2"])) @ v])]
+
+
+def p5_as_printed(f: Figures) -> list[str]:
+    return [typed(num(f["a1"]) * pmatrix(f["inner"]))]
+
+
+def p5_own(f: Figures) -> list[str]:
+    h1, h2, q, w = vec(f["h1"]), vec(f["h2"]), vec(f["q"]), vec(f["weights"])
+    c = rounded(w[0] * h1 + w[1] * h2)
+    return [typed(w[0] * (np.eye(2) + np.outer(h1 - c, q)))]
+
+
+def p5_exact(f: Figures) -> list[str]:
+    h1, h2, q = vec(f["h1"]), vec(f["h2"]), vec(f["q"])
+    a = softmax(np.array([q @ h1, q @ h2]))
+    c = a[0] * h1 + a[1] * h2
+    return [typed(a[0] * (np.eye(2) + np.outer(h1 - c, q)))]
+
+
+def p6_exact(f: Figures) -> list[str]:
+    x, wq, wk = pmatrix(f["X"]), pmatrix(f["WQ"]), pmatrix(f["WK"])
+    i = ["I", "drink", "tea"].index(f["word"])
+    return [typed(softmax((x @ wk) @ (x[i] @ wq)))]
+
+
+def p7(f: Figures) -> list[str]:
+    w = np.array([num(f[f"w_{j}"]) for j in range(3)])
+    v = np.array([vec(f[f"v_{j}"]) for j in range(3)])
+    return [typed(w @ v)]
+
+
+def p7_exact(f: Figures) -> list[str]:
+    q, k, v = pmatrix(f["Q"]), pmatrix(f["K"]), pmatrix(f["V"])
+    i = ["I", "drink", "tea"].index(f["word"])
+    return [typed(softmax(k @ q[i]) @ v)]
+
+
+# problem -> (variant function, the figures each path reads, {path name: path})
+PROBLEMS: dict[str, tuple[str, tuple[str, ...], dict[str, Path_]]] = {
+    "p15-soft-weights": (
+        "soft_weights",
+        ("e1", "e2", "e3", "total"),
+        {
+            "as printed": lambda f: weights_as_printed(f, p1_exps(f)),
+            "own sums": lambda f: weights_own_sum(p1_exps(f)),
+            "every digit": lambda f: [typed(softmax(vec(f["q"])))],
+        },
+    ),
+    "p15-soft-output": (
+        "soft_output",
+        ("w1", "w2", "w3"),
+        {"as printed": p2, "own sums": p2, "every digit": p2_exact},
+    ),
+    "p15-additive": (
+        "additive",
+        ("tanh1", "tanh2", "in1", "in2"),
+        {"as printed": p3, "own sums": p3, "every digit": p3_exact},
+    ),
+    "p15-gradient": (
+        "gradient",
+        ("a1", "weights"),
+        {"as printed": p5_as_printed, "own sums": p5_own, "every digit": p5_exact},
+    ),
+    "p15-attention-row": (
+        "attention_row",
+        ("exps", "total"),
+        {
+            "as printed": lambda f: weights_as_printed(f, vec(f["exps"])),
+            "own sums": lambda f: weights_own_sum(vec(f["exps"])),
+            "every digit": p6_exact,
+        },
+    ),
+    "p15-attention-output": (
+        "attention_output",
+        ("w_0", "w_1", "w_2"),
+        {"as printed": p7, "own sums": p7, "every digit": p7_exact},
+    ),
+}
+PATHS = ("as printed", "own sums", "every digit")
+
+
+@cache
+def _variants() -> dict[str, Any]:
+    return load_figures(UNIT_DIR, 18).variants
+
+
+def _check(problem: str, seed: int) -> CheckDef:
+    return at_seed("attention-and-transformers", problem, seed)
+
+
+def _printed_in(check: CheckDef, figure: str) -> bool:
+    flat = re.sub(r"\s+", "", visible_text(check.solution_html))
+    text = figure.strip("()").replace(MINUS, "−")
+    return all(part.strip() in flat for part in text.split(","))
+
+
+def marked_wrong(problem: str, seeds: range = SEEDS) -> dict[str, list[int]]:
+    """Path name -> the seeds on which that path's answer is not graded right."""
+    function, read, paths = PROBLEMS[problem]
+    wrong: dict[str, list[int]] = {name: [] for name in paths}
+    for seed in seeds:
+        check = _check(problem, seed)
+        f = _variants()[function](seed)
+        for name in read:
+            if name in ("in1", "in2", "weights"):
+                continue  # inputs of the exact path or the learner's own sums
+            assert _printed_in(check, f[name]), (problem, seed, name, f[name])
+        for name, path in paths.items():
+            answer = path(f)
+            g = grade(check, answer)
+            if not (g.ok and g.correct):
+                wrong[name].append(seed)
+    return wrong
+
+
+@pytest.mark.parametrize("problem", sorted(PROBLEMS))
+def test_answers_worked_by_hand_or_with_every_digit_are_right(problem: str) -> None:
+    wrong = marked_wrong(problem)
+    assert all(not seeds for seeds in wrong.values()), {
+        name: (len(seeds), seeds[:8]) for name, seeds in wrong.items()
+    }
+
+
+if __name__ == "__main__":
+    seeds = range(1, int(sys.argv[1]) + 1) if len(sys.argv) > 1 else SEEDS
+    totals = dict.fromkeys(PATHS, 0)
+    print(f"marked wrong over seeds 1-{seeds[-1]}: " + " | ".join(PATHS))
+    for problem in PROBLEMS:
+        counts = {name: len(s) for name, s in marked_wrong(problem, seeds).items()}
+        for name in PATHS:
+            totals[name] += counts[name]
+        print(f"  {problem:22} " + " | ".join(f"{counts[n]:4}" for n in PATHS))
+    n = len(seeds) * len(PROBLEMS)
+    print(f"  {'in all':22} " + " | ".join(f"{totals[p]:4}" for p in PATHS) + f"   (of {n} each)")
