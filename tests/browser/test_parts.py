@@ -86,3 +86,62 @@ def test_a_map_redrawn_by_the_script_is_the_map_the_server_drew(open_page: OpenP
             [url, k],
         )
         assert after == before, k
+
+
+def test_a_line_plot_fits_redraws_as_the_server_drew_it_and_marks_a_point(
+    open_page: OpenPage,
+) -> None:
+    """No written section draws a line plot yet (§12 and §13 will): the server's plot, put into
+    a page with plots.css, keeps its labels inside its SVG on linear and log axes, and plot.js's
+    drawLinePlot redraws it element for element."""
+    from mathmachine.coursebook.widgets import parts
+
+    ns = [2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096]
+    lines = [
+        parts.Series("n²", ns, [n * n for n in ns], fmt=None),
+        parts.Series("n", ns, ns, fmt=None),
+    ]
+    plots = [
+        parts.line_plot(lines, uid=f"plot-{log}", title="Scores against n", desc="n² outgrows n",
+                        caption="The price", x_label="n", y_label="scores", x_log=log, y_log=log)
+        for log in (False, True)
+    ]  # fmt: skip
+    site = open_page(f"/units/{UNIT}/1/")
+    page = site.page
+    page.evaluate(
+        """(html) => { const link = document.createElement('link'); link.rel = 'stylesheet'
+          link.href = '/static/widgets/plots.css'; document.head.append(link)
+          const box = document.createElement('div'); box.id = 'plots'
+          box.insertAdjacentHTML('beforeend', html); document.querySelector('main').prepend(box)
+          return new Promise((ok) => link.addEventListener('load', ok)) }""",
+        "".join(plots),
+    )
+    outside = page.evaluate(
+        """() => [...document.querySelectorAll('#plots svg')].flatMap((svg) => {
+          const box = svg.getBoundingClientRect()
+          return [...svg.querySelectorAll('text')].filter((t) => {
+            const r = t.getBoundingClientRect()
+            return r.left < box.left - 1 || r.right > box.right + 1 || r.top < box.top - 1 ||
+                   r.bottom > box.bottom + 1 }).map((t) => t.textContent) })"""
+    )
+    assert outside == []
+    assert site.scroll_width() <= 360
+    for log in (False, True):
+        fig = page.locator(f"#plot-{log}")
+        before = fig.evaluate(SNAPSHOT)
+        after = fig.evaluate(
+            """async (fig, series) => {
+              const {drawLinePlot, markPoint} = await import('/static/widgets/plot.js')
+              drawLinePlot(fig, {series, title: 'Scores against n', desc: 'n² outgrows n'})
+              markPoint(fig, 0, 3)
+              const on = [...fig.querySelectorAll('circle[data-on]')].map((c) => c.dataset.i)
+              fig.querySelector('circle[data-on]').removeAttribute('data-on')
+              return [on, [...fig.querySelector('svg').querySelectorAll('*')].map((el) =>
+                [el.localName, [...el.attributes].map((a) => `${a.name}=${a.value}`).join(' '),
+                 el.children.length ? '' : el.textContent])]
+            }""",
+            [{"name": s.name, "x": list(s.x), "y": list(s.y), "places": None} for s in lines],
+        )
+        assert after[0] == ["3"]
+        assert after[1] == before, log
+        assert fig.locator("table.wk-plot-table tbody tr").count() == len(ns)

@@ -8,7 +8,10 @@ tests/browser/test_widget_conformance.py):
   fallback with a caption (a table's <caption>, a figure's <figcaption>), text alternatives for
   its SVG, and no inline style or event handler; its scripts set none either;
 - if its scripts recompute numbers (they import math.js or another module of math), it declares
-  golden vectors and they are collected from its uses.
+  golden vectors and they are collected from its uses;
+- its element files compute nothing: no Math function beyond rounding and min/max, no **, no
+  reduce (the numbers come from the server or from a golden-tested math module; what is left is
+  layout), and they import only the kit, the kit's parts and math modules.
 """
 
 from __future__ import annotations
@@ -88,6 +91,40 @@ def imports(path: str, seen: set[str] | None = None) -> set[str]:
             seen.add(norm)
             imports(norm, seen)
     return seen
+
+
+#: The kit and its parts: modules an element may import that are neither element files nor math.
+KIT = frozenset({"widgets/kit.js", "widgets/printing.js", "widgets/heatmap.js", "widgets/plot.js"})
+#: What an element file may not do: compute.
+COMPUTING = (
+    (
+        re.compile(r"\bMath\.(?!(?:min|max|round|floor|ceil|abs|sign|trunc)\b)[A-Za-z0-9_]+"),
+        "a Math function beyond rounding and min/max (math belongs in a golden-tested module)",
+    ),
+    (re.compile(r"\*\*"), "the ** operator (math belongs in a golden-tested module)"),
+    (re.compile(r"\.reduce(?:Right)?\("), "a reduce (a sum belongs in a math module: math.js sum)"),
+)
+COMMENT = re.compile(r"/\*.*?\*/|//[^\n]*", re.S)
+
+
+def is_math(path: str) -> bool:
+    return Path(path).stem.endswith("math")
+
+
+def computing(source: str) -> list[str]:
+    """What a script computes that an element file may not (comments left out)."""
+    code = COMMENT.sub("", source)
+    return [f"{m.group(0)}: {why}" for rx, why in COMPUTING for m in rx.finditer(code)]
+
+
+def element_files(name: str) -> set[str]:
+    """A widget's element files: its declared scripts and what they import that is neither the
+    kit, one of its parts, nor a math module."""
+    w = spec(name)
+    found = set(w.scripts)
+    for script in w.scripts:
+        found |= {p for p in imports(script) if p not in KIT and not is_math(p)}
+    return found
 
 
 Attrs = dict[str, str | None]
@@ -215,6 +252,37 @@ def test_a_widget_drawing_with_the_kits_plots_declares_their_stylesheet(use: Use
     drawn = re.search(r'class="[^"]*\b(?:wk-hm|wk-plot|wk-h\d+)\b', use.html)
     if drawn:
         assert "widgets/plots.css" in spec(use.widget.name).styles, drawn.group(0)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_element_files_compute_nothing(name: str) -> None:
+    for path in sorted(element_files(name)):
+        source = (STATIC / path).read_text(encoding="utf-8")
+        assert computing(source) == [], f"{path} computes: {computing(source)}"
+        for imported in imports(path):
+            assert imported in KIT or is_math(imported) or imported in element_files(name), (
+                f"{path} imports {imported}: an element file imports the kit, its parts and math "
+                "modules"
+            )
+
+
+def test_the_computing_rule_catches_what_widget_3_and_4_did() -> None:
+    """The rule above, run on what the self-attention calculator and dot-products-grow did before
+    their math moved to golden-tested modules, and on layout it must allow."""
+    before = """
+      const exps = row.map((s) => Math.exp(s - Math.max(...row)))  // a softmax it printed
+      const total = exps.reduce((a, b) => a + b, 0)
+      const scaled = raw.map((x) => x / Math.sqrt(d))
+      const big = 2 ** 10
+    """
+    found = computing(before)
+    assert [f.split(":")[0] for f in found] == ["Math.exp", "Math.sqrt", "**", ".reduce("]
+    layout = """
+      bar.setAttribute('width', (100 * w).toFixed(1))  // Math.exp in a comment is no code
+      const c = Math.max(12, Math.min(28, Math.floor(room / n)))  /* .reduce( */
+    """
+    assert computing(layout) == []
+    assert element_files("two-heads") == {"widgets/two-heads.js"}
 
 
 @pytest.mark.parametrize("name", NAMES)

@@ -135,6 +135,73 @@ def math_cases() -> Golden:
     )
     for q, row in zip(mixed_states, amap, strict=True):
         g.case("alignmentRow", q, mixed_notes, out=row)
+    g.case("rowSums", amap, out=np.asarray(amap).sum(axis=1))
+    lists: tuple[list[float], ...] = ([0.1, 0.2, 0.3], [1e16, 1.0, -1e16], [5.0], [-2.5, 0.25, 7.0])
+    for xs in lists:
+        g.case("sum", xs, out=float(sum(xs)))  # in order, as the script adds
+        g.case("argmax", xs, out=int(np.argmax(xs)))
+        g.case("products", xs, xs[::-1], out=np.asarray(xs) * np.asarray(xs[::-1]))
+    g.case("argmax", [0.3, 0.7, 0.7], out=1)  # the first of a tie
+    return g
+
+
+LAYER_MODULE = "widgets/layer-math.js"
+MASK_MODULE = "widgets/mask-math.js"
+
+
+def layer_cases() -> Golden:
+    """layer-math.js (§9) against the engine: LayerNorm step by step and of a matrix's rows, Φ
+    and the exact GELU, on inputs the section will use and on awkward ones."""
+    from mathmachine.engine.anatomy import layer_norm_steps
+    from mathmachine.engine.layers import gelu, layer_norm, normal_cdf
+
+    g = Golden(LAYER_MODULE)
+    vectors = ([1.0, 2.0, 3.0], [2.0, -1.0, 0.5, 4.0], [0.1, 0.1, 0.1, 0.4], [-3.0, 7.0])
+    for x in vectors:
+        for gain, bias, eps in ((None, None, 0.0), ([1.5] * len(x), [0.5] * len(x), 0.0),
+                                (None, None, 1e-5)):  # fmt: skip
+            st = layer_norm_steps(x, gain, bias, eps)
+            steps = {"mean": st.mean, "centred": st.centred, "variance": st.variance,
+                     "std": st.std, "normalised": st.normalised, "output": st.output}  # fmt: skip
+            g.case("layerNorm", x, gain, bias, eps, out=steps)
+    rows = [[1.0, 2.0, 3.0, 4.0], [0.5, -0.5, 2.0, 0.0], [3.0, 3.0, 3.0, 3.0]]
+    gain, bias = [1.0, 0.5, 2.0, -1.0], [0.0, 0.1, -0.2, 0.3]
+    g.case("layerNormRows", rows, gain, bias, 1e-5, out=layer_norm(rows, gain, bias, eps=1e-5))
+    g.case("layerNormRows", rows[:2], None, None, 1e-5, out=layer_norm(rows[:2], eps=1e-5))
+    xs = [-8.0, -3.5, -1.0, -0.25, 0.0, 1e-9, 0.5, 1.0, 1.7, 3.0, 6.0, 9.0]
+    g.case("normalCdf", xs, out=normal_cdf(np.array(xs)))
+    g.case("gelu", xs, out=gelu(np.array(xs)))
+    return g
+
+
+def mask_cases() -> Golden:
+    """mask-math.js (§10) against the engine: the causal mask and scaled dot-product attention
+    with it (the masked weights exactly 0), and without a mask."""
+    from mathmachine.engine.attention import attention, causal_mask
+
+    g = Golden(MASK_MODULE)
+    for n in (1, 3, 5):
+        mask = causal_mask(n)
+        g.case("causalMask", n, out=mask.tolist())
+        g.case("allowedCount", mask.tolist(), out=int(mask.sum()))
+    x = np.array([[1.0, 0.0, 1.0], [0.0, 2.0, 0.0], [1.0, 1.0, 0.0], [0.5, -1.0, 2.0]])
+    wq = np.array([[0.5, -1.0], [1.0, 0.5], [0.0, 2.0]])
+    wk = np.array([[1.0, 0.0], [0.5, 1.5], [-1.0, 1.0]])
+    wv = np.array([[2.0, 0.0, 1.0], [0.0, 1.0, -1.0], [1.0, 1.0, 0.0]])
+    q, k, v = x @ wq, x @ wk, x @ wv
+    masks: tuple[np.ndarray | None, ...] = (
+        causal_mask(4),
+        None,
+        np.array([[True, False, True, False]] * 4),
+    )
+    for allowed in masks:
+        out, weights = attention(q, k, v, allowed)
+        m = None if allowed is None else allowed.tolist()
+        scaled = q @ k.T / np.sqrt(q.shape[1])
+        g.case("attention", q, k, v, m, out={"scaled": scaled, "weights": weights, "output": out})
+        g.case("maskedSelfAttention", x, wq, wk, wv, m,
+               out={"q": q, "k": k, "v": v, "scaled": scaled, "weights": weights,
+                    "output": out})  # fmt: skip
     return g
 
 
@@ -229,6 +296,29 @@ def parts_cases() -> list[Golden]:
                         (3.0, 1048576.0, False), (1.0, 1e6, True), (2.0, 5e9, True),
                         (0.5, 0.5, False), (1e-3, 2.5, True), (12.0, 480.0, False)):  # fmt: skip
         p.case("ticks", lo, hi, log, out=parts.ticks(lo, hi, log=log))
+    for v, places in ((1000.0, None), (1048576.0, None), (0.5, None), (-2.0, None), (999.0, None),
+                      (0.25, 2), (1e-3, None), (1e9, None)):  # fmt: skip
+        p.case("tickLabel", v, places, out=parts.tick_label(v, places))
+    ns = [2.0, 4.0, 8.0, 16.0, 32.0, 64.0, 128.0, 256.0, 512.0, 1024.0, 2048.0, 4096.0]
+    plots: tuple[tuple[list[float], list[float], dict[str, Any]], ...] = (
+        (ns, [n * n for n in ns], {"xLog": True, "yLog": True}),
+        (ns, [n * n for n in ns], {}),
+        (ns * 2, [n * n for n in ns] + [n for n in ns], {"lines": 2, "yLog": True}),
+        ([0.0, 100.0, 200.0, 300.0, 400.0, 500.0, 600.0], [3.9, 2.1, 1.2, 0.8, 0.6, 0.5, 0.45],
+         {"width": 300, "height": 180, "yPlaces": 1}),
+        ([-1.0, 0.0, 1.0], [-0.5, 0.25, 2.0], {}),
+    )  # fmt: skip
+    names = {"xLog": "x_log", "yLog": "y_log", "xPlaces": "x_places", "yPlaces": "y_places"}
+    for xs, ys, options in plots:
+        plot_kw: dict[str, Any] = {names.get(k, k): v for k, v in options.items()}
+        lay = p.case("layout", xs, ys, options, out=parts.plot_layout(xs, ys, **plot_kw))
+        for x, y in zip(xs[:3], ys[:3], strict=True):
+            p.case("plotX", lay, x, out=parts.plot_x(lay, x))
+            p.case("plotY", lay, y, out=parts.plot_y(lay, y))
+    for desc, logs, table in (("n² grows.", (True, True), True), ("A loss", (False, False), False),
+                              ("Scores", (False, True), True)):  # fmt: skip
+        p.case("plotDesc", desc, "n", "scores", *logs, table,
+               out=parts.plot_desc(desc, "n", "scores", *logs, table))  # fmt: skip
     return [g, p]
 
 
@@ -272,7 +362,8 @@ def golden_files(root: str | Path | None = None) -> dict[str, str]:
     )
     files = {
         "math.json": {"about": about, "tolerance": TOLERANCE,
-                      "groups": [math_cases().as_json("kit")]},
+                      "groups": [g.as_json("kit") for g in (math_cases(), layer_cases(),
+                                                            mask_cases())]},
         "printing.json": {"about": about, "tolerance": TOLERANCE,
                           "groups": [printing_cases().as_json("kit")]},
         "parts.json": {"about": about, "tolerance": TOLERANCE,

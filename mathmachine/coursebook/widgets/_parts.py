@@ -493,6 +493,84 @@ def ticks(lo: float, hi: float, *, log: bool = False, most: int = 6) -> list[flo
     return [float(f"{k * step:.12g}") + 0.0 for k in range(first, last + 1)]
 
 
+def tick_label(v: float, places: int | None = None) -> str:
+    """A tick as printed: dec with `places`, or (None) whole numbers with separators from 1,000
+    ("1,048,576") and others plain ("0.5"). plot.js's tickLabel is the same."""
+    if places is not None:
+        return printing.dec(v, places)
+    if float(v).is_integer() and abs(v) >= 1000:
+        return printing.count(int(v))
+    return printing.plain(v)
+
+
+PLOT_FONT = 11.0
+
+
+def plot_layout(
+    xs: Sequence[float],
+    ys: Sequence[float],
+    *,
+    x_log: bool = False,
+    y_log: bool = False,
+    width: float = 320,
+    height: float = 200,
+    lines: int = 1,
+    x_places: int | None = None,
+    y_places: int | None = None,
+) -> dict[str, Any]:
+    """Where a line plot's parts go, from all its x and y values: the plot area (left, top,
+    width, height inside the SVG), the ticks with their positions and labels, the axes' ranges.
+    A linear y axis starts at 0 (or below, for negative values), a linear x axis at 0 when its
+    values start near it. plot.js's layout() computes the
+    same (golden cases), so a plot the script redraws is the server's."""
+    if not xs or len(xs) != len(ys):
+        raise ValueError("a plot needs as many x values as y values, and at least one")
+    x_from = 0.0 if not x_log and 0 < min(xs) < max(xs) / 5 else min(xs)  # from 0 if near it
+    x_ticks = ticks(x_from, max(xs), log=x_log)
+    y_ticks = ticks(min(ys) if y_log else min(0.0, min(ys)), max(ys), log=y_log)
+    x_lo, x_hi = min(x_ticks[0], min(xs)), max(x_ticks[-1], max(xs))
+    y_lo, y_hi = min(y_ticks[0], min(ys)), max(y_ticks[-1], max(ys))
+    y_text = [tick_label(v, y_places) for v in y_ticks]
+    left = math.ceil(max(label_width(t, PLOT_FONT) for t in y_text) + 10 + PLOT_FONT + 6)
+    top = 10 + (16 * lines if lines > 1 else 0)
+    bottom = math.ceil(PLOT_FONT * 2 + 16)
+    # the last x tick's label is centred on the right edge: room for its half
+    right = max(12, math.ceil(label_width(tick_label(x_ticks[-1], x_places), PLOT_FONT) / 2 + 4))
+    area = {
+        "left": left,
+        "top": top,
+        "width": width - left - right,
+        "height": height - top - bottom,
+    }
+    lay = {**area, "x": [x_lo, x_hi], "y": [y_lo, y_hi], "xLog": x_log, "yLog": y_log}
+    lay["xTicks"] = [[v, plot_x(lay, v), tick_label(v, x_places)] for v in x_ticks]
+    lay["yTicks"] = [[v, plot_y(lay, v), t] for v, t in zip(y_ticks, y_text, strict=True)]
+    return lay
+
+
+def _along(v: float, lo: float, hi: float, log: bool) -> float:
+    if log:
+        return (math.log10(v) - math.log10(lo)) / (math.log10(hi) - math.log10(lo))
+    return (v - lo) / (hi - lo) if hi > lo else 0.5
+
+
+def plot_x(lay: dict[str, Any], v: float) -> float:
+    """The SVG x of a value on the plot's x axis."""
+    lo, hi = lay["x"]
+    return float(lay["left"] + _along(float(v), lo, hi, lay["xLog"]) * lay["width"])
+
+
+def plot_y(lay: dict[str, Any], v: float) -> float:
+    """The SVG y of a value on the plot's y axis (up is larger)."""
+    lo, hi = lay["y"]
+    return float(lay["top"] + lay["height"] - _along(float(v), lo, hi, lay["yLog"]) * lay["height"])
+
+
+def _f1(x: float) -> str:
+    """A plot coordinate to one decimal (rounded as printing.js rounds: plot.js writes the same)."""
+    return printing.tex(printing.dec(x, 1))
+
+
 def line_plot(
     series: Sequence[Series],
     *,
@@ -504,8 +582,8 @@ def line_plot(
     y_label: str,
     x_log: bool = False,
     y_log: bool = False,
-    x_fmt: printing.Entry = None,
-    y_fmt: printing.Entry = None,
+    x_places: int | None = None,
+    y_places: int | None = None,
     numbers: str | None = "details",
     table_caption: kit.Child | None = None,
     width: float = 320,
@@ -514,10 +592,11 @@ def line_plot(
     class_: str = "",
 ) -> kit.HTML:
     """A line plot: one polyline and its points per Series, axes with round ticks (linear, or log
-    with ``x_log``/``y_log``: powers of ten), the axis labels, a legend when there are several
+    with ``x_log``/``y_log``: powers of ten), the axis names, a legend when there are several
     lines, ``title`` and ``desc`` as its text alternative and every point in a table (as
-    heatmap's ``numbers``). Tick labels print by ``x_fmt``/``y_fmt`` (default: plain numbers,
-    10ⁿ-style counts with separators). Each point carries data-s/data-i (plot.js marks one)."""
+    heatmap's ``numbers``). Ticks print by ``tick_label`` (``x_places``/``y_places``: fixed
+    decimals). Each point carries data-s/data-i (plot.js's markPoint rings one; drawLinePlot
+    redraws the plot and its table with new lines)."""
     if not series:
         raise ValueError("a line plot needs at least one series")
     for s in series:
@@ -527,85 +606,52 @@ def line_plot(
     ys = [float(v) for s in series for v in s.y]
     if (x_log and min(xs) <= 0) or (y_log and min(ys) <= 0):
         raise ValueError("a log axis needs positive values")
-    x_ticks = ticks(min(xs), max(xs), log=x_log)
-    y_ticks = ticks(min(0.0, min(ys)) if not y_log else min(ys), max(ys), log=y_log)
-    x_lo, x_hi = min(x_ticks[0], min(xs)), max(x_ticks[-1], max(xs))
-    y_lo, y_hi = min(y_ticks[0], min(ys)), max(y_ticks[-1], max(ys))
-    font = 11.0
-    show_x, show_y = _tick_printer(x_fmt, x_log), _tick_printer(y_fmt, y_log)
-    y_w = max(label_width(show_y(v), font) for v in y_ticks)
-    left = math.ceil(y_w + 10 + font + 6)  # tick labels, then the axis label (rotated)
-    bottom = math.ceil(font * 2 + 16)
-    top, right = 10.0, 12.0
-    legend = len(series) > 1
-    if legend:
-        top += 16.0 * len(series)
-    pw, ph = width - left - right, height - top - bottom
-
-    def px(v: float) -> float:
-        t = (math.log10(v) - math.log10(x_lo)) / (math.log10(x_hi) - math.log10(x_lo)) if (
-            x_log
-        ) else (v - x_lo) / (x_hi - x_lo if x_hi > x_lo else 1.0)  # fmt: skip
-        return left + t * pw
-
-    def py(v: float) -> float:
-        t = (math.log10(v) - math.log10(y_lo)) / (math.log10(y_hi) - math.log10(y_lo)) if (
-            y_log
-        ) else (v - y_lo) / (y_hi - y_lo if y_hi > y_lo else 1.0)  # fmt: skip
-        return top + ph - t * ph
-
+    lay = plot_layout(xs, ys, x_log=x_log, y_log=y_log, width=width, height=height,
+                      lines=len(series), x_places=x_places, y_places=y_places)  # fmt: skip
+    left, top, pw, ph = lay["left"], lay["top"], lay["width"], lay["height"]
+    font = PLOT_FONT
     grid, labels = [], []
-    for v in x_ticks:
-        x = f"{px(v):.1f}"
-        grid.append(h("line", x1=x, y1=f"{top:.1f}", x2=x, y2=f"{top + ph:.1f}"))
-        labels.append(_svg_text(show_x(v), x=x, y=f"{top + ph + font + 4:.1f}",
-                                text_anchor="middle"))  # fmt: skip
-    for v in y_ticks:
-        y = f"{py(v):.1f}"
-        grid.append(h("line", x1=f"{left:.1f}", y1=y, x2=f"{left + pw:.1f}", y2=y))
-        labels.append(_svg_text(show_y(v), x=f"{left - 6:.1f}", y=f"{py(v) + font * 0.35:.1f}",
-                                text_anchor="end"))  # fmt: skip
-    axis_names = [
-        _svg_text(x_label, x=f"{left + pw / 2:.1f}", y=f"{height - 4:.1f}", text_anchor="middle",
+    for _, x, text in lay["xTicks"]:
+        grid.append(h("line", x1=_f1(x), y1=_f1(top), x2=_f1(x), y2=_f1(top + ph)))
+        labels.append(_svg_text(text, x=_f1(x), y=_f1(top + ph + font + 4), text_anchor="middle"))
+    for _, y, text in lay["yTicks"]:
+        grid.append(h("line", x1=_f1(left), y1=_f1(y), x2=_f1(left + pw), y2=_f1(y)))
+        labels.append(_svg_text(text, x=_f1(left - 6), y=_f1(y + font * 0.35), text_anchor="end"))
+    mid_y = top + ph / 2
+    names = [
+        _svg_text(x_label, x=_f1(left + pw / 2), y=_f1(height - 4), text_anchor="middle",
                   class_="wk-plot-axis-name"),
-        _svg_text(y_label, x=f"{font:.1f}", y=f"{top + ph / 2:.1f}", text_anchor="middle",
-                  transform=f"rotate(-90 {font:.1f} {top + ph / 2:.1f})",
-                  class_="wk-plot-axis-name"),
+        _svg_text(y_label, x=_f1(font), y=_f1(mid_y), text_anchor="middle",
+                  transform=f"rotate(-90 {_f1(font)} {_f1(mid_y)})", class_="wk-plot-axis-name"),
     ]  # fmt: skip
     lines, keys = [], []
     for k, s in enumerate(series):
-        pts = [(px(float(a)), py(float(b))) for a, b in zip(s.x, s.y, strict=True)]
+        pts = [(plot_x(lay, a), plot_y(lay, b)) for a, b in zip(s.x, s.y, strict=True)]
         cls = f"wk-plot-line wk-plot-line-{k % 3}"
-        lines.append(h("polyline", class_=cls, fill="none",
-                       points=" ".join(f"{a:.1f},{b:.1f}" for a, b in pts)))  # fmt: skip
+        lines.append(
+            h("polyline", class_=cls, points=" ".join(f"{_f1(a)},{_f1(b)}" for a, b in pts))
+        )
         lines.extend(
-            h("circle", class_=f"wk-plot-point wk-plot-line-{k % 3}", cx=f"{a:.1f}", cy=f"{b:.1f}",
-              r="3", data_s=str(k), data_i=str(i))
+            h("circle", class_=f"wk-plot-point wk-plot-line-{k % 3}", cx=_f1(a), cy=_f1(b), r="3",
+              data_s=str(k), data_i=str(i))
             for i, (a, b) in enumerate(pts)
         )  # fmt: skip
-        if legend:
+        if len(series) > 1:
             ky = 8.0 + 16 * k
-            keys.append(h("line", class_=cls, x1=f"{left:.1f}", y1=f"{ky:.1f}",
-                          x2=f"{left + 18:.1f}", y2=f"{ky:.1f}"))  # fmt: skip
-            keys.append(_svg_text(s.name, x=f"{left + 24:.1f}", y=f"{ky + 4:.1f}"))
-    scale_words = []
-    if x_log:
-        scale_words.append(f"{x_label} on a log scale")
-    if y_log:
-        scale_words.append(f"{y_label} on a log scale")
-    more = f" ({'; '.join(scale_words)})" if scale_words else ""
-    tail = "" if numbers is None else " Every point is in the table that follows."
+            keys.append(h("line", class_=cls, x1=_f1(left), y1=_f1(ky), x2=_f1(left + 18),
+                          y2=_f1(ky)))  # fmt: skip
+            keys.append(_svg_text(s.name, x=_f1(left + 24), y=_f1(ky + 4)))
     svg = h(
         "svg",
         h("title", kit.HTML(_html.escape_text(title)), id=f"{uid}-title"),
-        h("desc", kit.HTML(_html.escape_text(f"{desc}{more}.{tail}".replace("..", "."))),
+        h("desc", kit.HTML(_html.escape_text(plot_desc(desc, x_label, y_label, x_log, y_log,
+                                                       numbers is not None))),
           id=f"{uid}-desc"),
         h("g", grid, class_="wk-plot-grid"),
-        h("line", class_="wk-plot-axis", x1=f"{left:.1f}", y1=f"{top + ph:.1f}",
-          x2=f"{left + pw:.1f}", y2=f"{top + ph:.1f}"),
-        h("line", class_="wk-plot-axis", x1=f"{left:.1f}", y1=f"{top:.1f}", x2=f"{left:.1f}",
-          y2=f"{top + ph:.1f}"),
-        h("g", labels, axis_names, keys, class_="wk-plot-labels", font_size=_num(font)),
+        h("line", class_="wk-plot-axis", x1=_f1(left), y1=_f1(top + ph), x2=_f1(left + pw),
+          y2=_f1(top + ph)),
+        h("line", class_="wk-plot-axis", x1=_f1(left), y1=_f1(top), x2=_f1(left), y2=_f1(top + ph)),
+        h("g", labels, names, keys, class_="wk-plot-labels", font_size=_num(font)),
         h("g", lines, class_="wk-plot-lines"),
         class_="wk-plot-svg",
         viewBox=f"0 0 {_num(width)} {_num(height)}",
@@ -614,46 +660,51 @@ def line_plot(
     )  # fmt: skip
     table = None
     if numbers is not None:
-        table = _points_table(series, x_label, table_caption or title, x_fmt, numbers)
-    return h("figure", svg, h("figcaption", caption), table,
-             class_=f"wk-plot {class_}".strip(), id=uid, target=target)  # fmt: skip
+        table = _points_table(series, x_label, table_caption or title, x_places, numbers)
+    options = {
+        "xLabel": x_label, "yLabel": y_label, "xLog": x_log, "yLog": y_log,
+        "xPlaces": x_places, "yPlaces": y_places, "width": width, "height": height,
+    }  # fmt: skip
+    return h(
+        "figure", svg, h("figcaption", caption), table, class_=f"wk-plot {class_}".strip(),
+        id=uid, target=target, data_plot=json.dumps(options, separators=(",", ":")),
+    )  # fmt: skip
 
 
-def _tick_printer(fmt: printing.Entry, log: bool) -> Callable[[float], str]:
-    if fmt is not None:
-        return printing.printer(fmt)
-
-    def show(v: float) -> str:
-        if float(v).is_integer() and abs(v) >= 1000:
-            return printing.count(int(v))
-        return printing.plain(v)
-
-    return show
+def plot_desc(desc: str, x_label: str, y_label: str, x_log: bool, y_log: bool, table: bool) -> str:
+    """A plot's description: the author's, which axes are logarithmic, and where the points are.
+    plot.js's drawLinePlot writes the same."""
+    logs = [f"{name} on a log scale" for name, log in ((x_label, x_log), (y_label, y_log)) if log]
+    text = desc.rstrip(".") + (f" ({'; '.join(logs)})" if logs else "") + "."
+    return text + (" Every point is in the table that follows." if table else "")
 
 
 def _points_table(
-    series: Sequence[Series], x_label: str, caption: kit.Child, x_fmt: printing.Entry, numbers: str
+    series: Sequence[Series], x_label: str, caption: kit.Child, x_places: int | None, numbers: str
 ) -> kit.HTML:
     """Every point: one row per x, one column per series (the x values of the first series, when
     all share them; else one row per point of each series)."""
-    show_x = _tick_printer(x_fmt, False)
     shared = all(list(s.x) == list(series[0].x) for s in series)
     if shared:
         body = [
-            (show_x(float(x)), [printing.printer(s.fmt)(float(s.y[i])) for s in series])
+            (
+                tick_label(float(x), x_places),
+                [printing.printer(s.fmt)(float(s.y[i])) for s in series],
+            )
             for i, x in enumerate(series[0].x)
         ]
         columns: list[kit.Child] = [x_label, *[s.name for s in series]]
     else:
         body = [
-            (show_x(float(x)), [s.name, printing.printer(s.fmt)(float(y))])
+            (tick_label(float(x), x_places), [s.name, printing.printer(s.fmt)(float(y))])
             for s in series
             for x, y in zip(s.x, s.y, strict=True)
         ]
         columns = [x_label, "line", "value"]
+    name = caption if isinstance(caption, str) else "the plot"
     table = scroll_box(
         kit.table(caption=caption, columns=columns, rows=body, class_="wk-table wk-plot-table"),
-        f"{caption if isinstance(caption, str) else 'the plot'}: the points",
+        f"{name}: the points",
     )
     if numbers == "table":
         return table

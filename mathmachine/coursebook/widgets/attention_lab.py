@@ -31,6 +31,7 @@ from mathmachine.engine.self_attention import self_attention_steps
 from mathmachine.printing import dec
 
 from . import Golden, WidgetContext, WidgetOptionError, kit, option, parts, register
+from ._golden import MATH_MODULE
 
 NAME = "attention-lab"
 MODULE = "widgets/attention-math.js"
@@ -59,8 +60,10 @@ def _example(opts: dict[str, Any]) -> dict[str, Any]:
     return ex
 
 
-def golden(opts: dict[str, Any], ctx: WidgetContext) -> Golden:
-    """selfAttention on the toy's words, as the toy mode computes it (unscaled, as §3)."""
+def golden(opts: dict[str, Any], ctx: WidgetContext) -> list[Golden]:
+    """selfAttention on the toy's words, as the toy mode computes it (unscaled, as §3), and
+    what the element computes with math.js: the toy's products q_i × k_j entry by entry, the
+    sum of a row, its largest entry."""
     toy = _example(opts)["toy"]
     g = Golden(MODULE)
     st = self_attention_steps(toy["X"], toy["W_Q"], toy["W_K"], toy["W_V"])
@@ -69,7 +72,13 @@ def golden(opts: dict[str, Any], ctx: WidgetContext) -> Golden:
         out={"q": st.q, "k": st.k, "v": st.v, "scores": st.scores, "scale": st.scale,
              "weights": st.weights, "output": st.output},
     )  # fmt: skip
-    return g
+    m = Golden(MATH_MODULE)
+    for i in range(len(toy["words"])):
+        for j in range(len(toy["words"])):
+            m.case("products", st.q[i], st.k[j], out=st.q[i] * st.k[j])
+        m.case("sum", st.weights[i], out=float(np.sum(st.weights[i])))
+        m.case("argmax", st.weights[i], out=int(np.argmax(st.weights[i])))
+    return [g, m]
 
 
 def neuron_numbers(v: NeuronView) -> dict[str, Any]:

@@ -9,7 +9,7 @@ q·k for many random pairs of vectors (mulberry32 + Box-Muller from a seed,
 mathmachine.engine.scaling), at every width d = 1, 2, 4, …, 1024: two histograms, raw and
 divided by √d, with the measured variance beside the predicted one. The server draws every
 width's histograms (the state), so moving the d slider only redraws; "draw again" makes the
-script draw a fresh seed itself with attention-math.js (dotProductSamples, histogram, variance),
+script draw a fresh seed itself with scaling-math.js (dotProductSamples, histogram, variance),
 held to the engine by golden vectors. Without JavaScript: the histograms at the default d and a
 table of every width's variances.
 """
@@ -31,9 +31,10 @@ from mathmachine.engine.scaling import (
 from mathmachine.printing import count, dec, plain
 
 from . import Golden, WidgetContext, WidgetOptionError, kit, option, parts, register
+from ._golden import MATH_MODULE
 
 NAME = "dot-products-grow"
-MODULE = "widgets/attention-math.js"
+MODULE = "widgets/scaling-math.js"
 NEEDS = ("seed", "samples", "dims", "d_default", "raw", "scaled")
 W, H, AXIS = 240.0, 84.0, 16.0  # a histogram's plot area and the axis strip under it
 
@@ -74,8 +75,9 @@ def draws(ex: dict[str, Any], seed: int) -> list[dict[str, Any]]:
     return out
 
 
-def golden(opts: dict[str, Any], ctx: WidgetContext) -> Golden:
-    """The generator, a few small draws, their variances and their histograms."""
+def golden(opts: dict[str, Any], ctx: WidgetContext) -> list[Golden]:
+    """The generator, a few small draws, their variances, their division by √d and their
+    histograms; the predicted spread √d of every width; the counts' total (math.js's sum)."""
     ex = _inputs(opts)
     seed = int(ex["seed"])
     g = Golden(MODULE)
@@ -95,7 +97,16 @@ def golden(opts: dict[str, Any], ctx: WidgetContext) -> Golden:
                 g.case("histogram", x, r["lo"], r["hi"], r["bins"],
                        out={"counts": hist.counts, "below": hist.below,
                             "above": hist.above})  # fmt: skip
-    return g
+            d = small[i]
+            g.case("scaledByRootD", row, d, out=got.scaled()[i])
+    for d in ex["dims"]:
+        g.case("predictedSpread", d, out=math.sqrt(d))
+    m = Golden(MATH_MODULE)
+    for item in draws(ex, seed)[:3]:
+        for name in ("raw", "scaled"):
+            counts = item[name]["counts"]
+            m.case("sum", counts, out=float(sum(counts)))
+    return [g, m]
 
 
 @register(

@@ -9,7 +9,7 @@ One row of scores multiplied by a "spread": the weights, the softmax's slope (it
 alpha_i (delta_ij - alpha_j), mathmachine.engine.scaling.softmax_slope) as a grid, and the size
 of its largest entry, which falls towards 0 as one weight takes everything. Without JavaScript:
 the weights and slope at the default spread and a table of the largest slope entry at several
-spreads. static/widgets/saturated-softmax.js recomputes with attention-math.js (softmaxSlope,
+spreads. static/widgets/saturated-softmax.js recomputes with scaling-math.js (softmaxSlope,
 slopeSize), held to the engine by golden vectors.
 """
 
@@ -25,9 +25,10 @@ from mathmachine.engine.softmax import softmax
 from mathmachine.printing import dec, plain
 
 from . import Golden, WidgetContext, WidgetOptionError, kit, option, parts, register
+from ._golden import MATH_MODULE
 
 NAME = "saturated-softmax"
-MODULE = "widgets/attention-math.js"
+MODULE = "widgets/scaling-math.js"
 NEEDS = ("words", "scores", "scale_default", "scale_max", "scale_step", "scale_big")
 TABLE_SPREADS = (0.0, 1.0, 2.0, 4.0, 8.0, 16.0)
 
@@ -50,17 +51,24 @@ def _spreads(ex: dict[str, Any]) -> list[float]:
     return sorted({x for x in marks if x <= float(ex["scale_max"])})
 
 
-def golden(opts: dict[str, Any], ctx: WidgetContext) -> Golden:
-    """The slope along the slider: softmaxSlope, jacobian of the weights, its largest entry."""
+def golden(opts: dict[str, Any], ctx: WidgetContext) -> list[Golden]:
+    """The slope along the slider: the row (math.js's scale: spread times the scores), its
+    softmax, softmaxSlope, jacobian of the weights, its largest entry, and how many times
+    smaller it is than at the spread the page starts at."""
     ex, s = _inputs(opts)
     g = Golden(MODULE)
+    m = Golden(MATH_MODULE)
+    reference = slope_size(float(ex["scale_default"]) * s)
     for c in (*_spreads(ex), 0.3, 2.5, 11.7):
-        row = c * s
+        row = m.case("scale", s, c, out=c * s)
+        m.case("softmax", row, out=softmax(row))
         slope = g.case("softmaxSlope", row, out=softmax_slope(row))
         g.case("jacobian", softmax(row), out=slope)  # what the element calls on each input
-        g.case("largest", slope, out=float(np.abs(slope).max()))
+        size = g.case("largest", slope, out=float(np.abs(slope).max()))
         g.case("slopeSize", row, out=slope_size(row))
-    return g
+        if size > 0:
+            g.case("timesSmaller", reference, size, out=reference / size)
+    return [g, m]
 
 
 @register(

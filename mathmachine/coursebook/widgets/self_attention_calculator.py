@@ -24,6 +24,7 @@ from mathmachine.engine.self_attention import self_attention_steps
 from mathmachine.printing import compact, dec
 
 from . import Golden, WidgetContext, WidgetOptionError, kit, option, parts, register
+from ._golden import MATH_MODULE
 
 NAME = "self-attention-calculator"
 MODULE = "widgets/attention-math.js"
@@ -71,11 +72,13 @@ def _presets(ex: dict[str, Any], key: str, base: dict[str, NDArray[np.float64]])
     return out
 
 
-def golden(opts: dict[str, Any], ctx: WidgetContext) -> Golden:
-    """selfAttention for every preset, plain and scaled (as in §4)."""
+def golden(opts: dict[str, Any], ctx: WidgetContext) -> list[Golden]:
+    """selfAttention for every preset, plain and scaled (as in §4), and the weights' row sums
+    the table prints (math.js's rowSums)."""
     ex = opts["example"]
     base = _matrices(ex, opts["example_key"])
     g = Golden(MODULE)
+    m = Golden(MATH_MODULE)
     for p in _presets(ex, opts["example_key"], base):
         for scaled in (False, True):
             st = self_attention_steps(p["X"], p["W_Q"], p["W_K"], p["W_V"], scaled=scaled)
@@ -84,7 +87,8 @@ def golden(opts: dict[str, Any], ctx: WidgetContext) -> Golden:
                 out={"q": st.q, "k": st.k, "v": st.v, "scores": st.scores, "scale": st.scale,
                      "weights": st.weights, "output": st.output},
             )  # fmt: skip
-    return g
+            m.case("rowSums", st.weights, out=st.weights.sum(axis=1))
+    return [g, m]
 
 
 @register(

@@ -10,7 +10,7 @@ across the plane (or moves it with two sliders), turns the sharpness beta, and c
 the hard lookup. Without JavaScript the element is a figure of the plane at the worked query
 (lines as thick as the weights) and a table of the engine's scores and weights, with the answer;
 the sliders and the hard-lookup switch are data-js parts. static/widgets/soft-dictionary.js
-recomputes with attention-math.js (softLookup, hardLookup), held to mathmachine.engine.lookup by
+recomputes with lookup-math.js (softLookup, hardLookup), held to mathmachine.engine.lookup by
 golden vectors.
 """
 
@@ -27,7 +27,7 @@ from mathmachine.printing import dec, plain, rupees, vec
 from . import Golden, WidgetContext, WidgetOptionError, kit, option, parts, register
 
 NAME = "soft-dictionary"
-MODULE = "widgets/attention-math.js"
+MODULE = "widgets/lookup-math.js"
 NEEDS = ("axes", "items", "query", "beta", "beta_max", "query_max")
 STEP = 0.1  # both sliders of the query and the sharpness move in tenths
 # The plane: query coordinates -R..R drawn in a square of SIZE px with a margin PAD.

@@ -13,6 +13,7 @@
 // every DOM update: when a request leaves (detail.pending: the map is marked busy and the status
 // says so) and when its answer is drawn.
 import {WidgetElement, write} from './kit.js';
+import {argmax, products, sum} from './math.js';
 import {dec} from './printing.js';
 import {selfAttention} from './attention-math.js';
 import {PALETTE, drawHeatmap, level, markKey, shortLabel} from './heatmap.js';
@@ -251,7 +252,7 @@ export class AttentionLabElement extends WidgetElement {
       title: `Heat map of ${title.toLowerCase()}`, caption, tableCaption: caption,
       desc: `${n} rows (the tokens that ask, the queries) by ${n} columns (the tokens looked at, the keys); darker cells hold more weight. Under the map, the chosen row is read out in numbers.`,
       highlight: this.#row, key: this.#key,
-      extra: ['looks most at', d.weights.map((row) => { const j = row.indexOf(Math.max(...row)); return `${d.tokens[j]}: ${dec(row[j])}` })],
+      extra: ['looks most at', d.weights.map((row) => `${d.tokens[argmax(row)]}: ${dec(row[argmax(row)])}`)],
     }) // prettier-ignore
     this.forget()
   }
@@ -296,10 +297,10 @@ export class AttentionLabElement extends WidgetElement {
     let named = order.filter(([v], k) => k < 4 && (k === 0 || v >= NEAR_ZERO))
     if (order.length - named.length <= 1) named = order
     const rest = order.slice(named.length)
-    const restSum = rest.reduce((s, [v]) => s + v, 0)
+    const restSum = sum(rest.map(([v]) => v))
     const parts = named.map(([v, j]) => `${tokens[j]} ${dec(v)}`)
     if (rest.length) parts.push(`and the other ${rest.length} tokens share ${dec(restSum)}`)
-    const total = row.reduce((s, v) => s + v, 0)
+    const total = sum(row)
     const text = `Row of “${tokens[this.#row]}” (place ${this.#row}) looks at ${parts.join(', ')}. The row adds up to ${dec(total)}.`
     write(this.target('row-words'), text)
     if (announce) this.say(text)
@@ -380,8 +381,7 @@ export class AttentionLabElement extends WidgetElement {
     const box = this.target('neuron')
     if (d.toy) {
       const {q, k, scores, weights} = d.sa
-      const products = q[i].map((x, m) => x * k[j][m])
-      this.#drawNeuron({tokens: d.tokens, query: i, key: j, q: q[i], k: k[j], products,
+      this.#drawNeuron({tokens: d.tokens, query: i, key: j, q: q[i], k: k[j], products: products(q[i], k[j]),
                         score: scores[i][j], sqrt_d: null, scaled: scores[i][j],
                         row: scores[i], weights: weights[i], weight: weights[i][j]}) // prettier-ignore
       return

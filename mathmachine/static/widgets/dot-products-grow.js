@@ -2,7 +2,7 @@
 //
 // The server drew q·k for many random pairs at every width d (the state holds each width's two
 // histograms and measured variances), so the d slider only redraws bars and numbers. "draw
-// again" draws a fresh seed here, with attention-math.js (the engine's own generator), in
+// again" draws a fresh seed here, with scaling-math.js (the engine's own generator), in
 // slices so the page stays responsive.
 //
 // Events (bubbling): "dot-products-grow:update", detail {d, seed, raw, scaled} after every DOM
@@ -10,7 +10,8 @@
 // Properties: d (settable to one of the widths); method redraw() (returns a promise).
 import {WidgetElement, write} from './kit.js';
 import {count, dec} from './printing.js';
-import {dotProductSamples, histogram, variance} from './attention-math.js';
+import {sum} from './math.js';
+import {dotProductSamples, histogram, predictedSpread, scaledByRootD, variance} from './scaling-math.js';
 
 const SLICE = 100 // pairs drawn between two yields to the browser
 
@@ -56,8 +57,7 @@ export class DotProductsGrowElement extends WidgetElement {
     }
     this.#draws = s.dims.map((d, i) => {
       const raw = rows[i]
-      const scaled = raw.map((x) => x / Math.sqrt(d))
-      return {d, raw: summary(raw, s.raw), scaled: summary(scaled, s.scaled)}
+      return {d, raw: summary(raw, s.raw), scaled: summary(scaledByRootD(raw, d), s.scaled)}
     })
     this.#seed = seed
     this.#drawing = false
@@ -78,7 +78,7 @@ export class DotProductsGrowElement extends WidgetElement {
       `d = ${d}: measured variance ${dec(item.raw.variance, 1)}, after dividing by the square root of d ${dec(item.scaled.variance, 2)}`,
     )
     write(this.target('d-value'), String(d))
-    this.#panel('raw', item.raw, s.raw, Math.sqrt(d), d, 1)
+    this.#panel('raw', item.raw, s.raw, predictedSpread(d), d, 1)
     this.#panel('scaled', item.scaled, s.scaled, 1, 1, 2)
     this.show(`d = ${d}: variance ${dec(item.raw.variance, 1)} (predicted ${d}); after ÷√d ${dec(item.scaled.variance, 2)}`)
     this.emit('update', {d, seed: this.#seed, raw: item.raw, scaled: item.scaled})
@@ -103,7 +103,7 @@ export class DotProductsGrowElement extends WidgetElement {
     write(this.target(`${name}-d`), ` at d = ${this.d}`)
     write(this.target(`${name}-var`), dec(hist.variance, places))
     write(this.target(`${name}-predicted`), String(predicted))
-    const total = hist.counts.reduce((a, c) => a + c, 0) + hist.below + hist.above
+    const total = sum(hist.counts) + hist.below + hist.above
     const desc = this.target(`${name}-figure`).querySelector('desc')
     write(
       desc,

@@ -69,3 +69,29 @@ export function context(weights, notes) {
   }
   return c
 }
+
+/** The sum of a vector's entries (in order). */
+export function sum(x) {
+  let s = 0
+  for (const v of x) s += v
+  return s
+}
+
+/** The sum of each row of a matrix [n][m] -> [n] (a row of weights sums to 1). */
+export function rowSums(m) {
+  return m.map((row) => sum(row))
+}
+
+/** Two vectors multiplied entry by entry, [d] (their sum is the dot product). */
+export function products(a, b) {
+  check(a.length === b.length, `products: lengths ${a.length} and ${b.length} must match`)
+  return a.map((v, i) => v * b[i])
+}
+
+/** The place of the largest entry (the first of a tie). */
+export function argmax(x) {
+  check(x.length > 0, 'argmax of an empty vector')
+  let best = 0
+  for (let i = 1; i < x.length; i++) if (x[i] > x[best]) best = i
+  return best
+}

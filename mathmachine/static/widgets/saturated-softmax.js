@@ -1,16 +1,16 @@
 // <saturated-softmax>: Unit 18 §4, Widget 5 "A saturated softmax".
 //
 // One row of scores times a "spread": every input recomputes the weights and the softmax's
-// slope α_i(δ_ij − α_j) with attention-math.js and rewrites the bars, the slope grid and the
+// slope α_i(δ_ij − α_j) with scaling-math.js and rewrites the bars, the slope grid and the
 // size of its largest entry, compared with the spread the page starts at.
 //
 // Events (bubbling): "saturated-softmax:update", detail {spread, weights, slope, size} after
 // every DOM update.
 // Property: spread (settable).
 import {WidgetElement, write} from './kit.js';
-import {softmax} from './math.js';
+import {scale, softmax} from './math.js';
 import {count, dec} from './printing.js';
-import {jacobian, largest} from './attention-math.js';
+import {jacobian, largest, timesSmaller} from './scaling-math.js';
 
 export class SaturatedSoftmaxElement extends WidgetElement {
   #c = 1
@@ -31,7 +31,7 @@ export class SaturatedSoftmaxElement extends WidgetElement {
   }
 
   #row() {
-    return this.state.scores.map((x) => this.#c * x)
+    return scale(this.state.scores, this.#c)
   }
 
   #set(c) {
@@ -62,7 +62,7 @@ export class SaturatedSoftmaxElement extends WidgetElement {
     write(this.target('size'), dec(size, 4))
     write(this.target('size-lead'), ` at spread ${dec(c, 1)}`)
     const ref = this.state.reference
-    const ratio = size > 0 ? ref / size : Infinity
+    const ratio = timesSmaller(ref, size)
     write(
       this.target('size-ratio'),
       c === this.state.spread.value || !Number.isFinite(ratio)

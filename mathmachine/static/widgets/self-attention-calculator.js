@@ -12,6 +12,7 @@
 import {WidgetElement, write} from './kit.js';
 import {compact, dec, plain} from './printing.js';
 import {shadeCell} from './heatmap.js';
+import {rowSums} from './math.js';
 import {selfAttention} from './attention-math.js';
 
 const INPUTS = {X: 'x', W_Q: 'wq', W_K: 'wk', W_V: 'wv'}
@@ -105,9 +106,8 @@ export class SelfAttentionCalculatorElement extends WidgetElement {
       }
       write(this.target(`${key}-shape`), `${values.length} × ${values[0].length}`)
     })
-    this.targets('weights-rowsum').forEach((td, i) => {
-      write(td, dec(r.weights[i].reduce((a, b) => a + b, 0)))
-    })
+    const sums = rowSums(r.weights)
+    this.targets('weights-rowsum').forEach((td, i) => write(td, dec(sums[i])))
     this.target('back').disabled = this.#step <= 1
     this.target('next').disabled = this.#step >= stages.length
     this.target('all').disabled = this.#step >= stages.length
@@ -137,9 +137,7 @@ export class SelfAttentionCalculatorElement extends WidgetElement {
       text = `score[${words[i]}, ${words[c]}] = q_${words[i]} · k_${words[c]}: ${terms} = ${compact(r.scores[i][c])}`
     } else if (key === 'weights') {
       const row = r.scores[i]
-      const exps = row.map((s) => Math.exp(s - Math.max(...row)))
-      const total = exps.reduce((a, b) => a + b, 0)
-      text = `weight[${words[i]}, ${words[c]}] = e^${compact(row[c])} shared among e^(${row.map((x) => compact(x)).join(', ')}) in row “${words[i]}”: ${dec(exps[c] / total)} (each row adds up to 1)`
+      text = `weight[${words[i]}, ${words[c]}] = e^${compact(row[c])} shared among e^(${row.map((x) => compact(x)).join(', ')}) in row “${words[i]}”: ${dec(r.weights[i][c])} (each row adds up to 1)`
     } else {
       const terms = r.weights[i].map((w, j) => `${dec(w)}×${compact(r.v[j][c])}`).join(' + ')
       text = `output[${words[i]}, ${c + 1}] = row “${words[i]}” of the weights · column ${c + 1} of V: ${terms} = ${dec(r.output[i][c])}`

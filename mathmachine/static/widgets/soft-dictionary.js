@@ -2,7 +2,7 @@
 //
 // Upgrades the server-rendered plane and weights table: the query moves by dragging on the
 // plane or with the two sliders, the sharpness β with a third; every input recomputes the soft
-// lookup with attention-math.js and rewrites the lines, the table and the answer. The "hard
+// lookup with lookup-math.js and rewrites the lines, the table and the answer. The "hard
 // lookup" switch shows the argmax answer beside it.
 //
 // Announcements: each slider says its value and the answer in its aria-valuetext; a drag on the
@@ -12,7 +12,7 @@
 // Properties: query ([x, y]), beta; both settable.
 import {WidgetElement, write} from './kit.js';
 import {dec, rupees} from './printing.js';
-import {hardLookup, softLookup} from './attention-math.js';
+import {hardLookup, softLookup} from './lookup-math.js';
 
 export class SoftDictionaryElement extends WidgetElement {
   #q = [0, 0]
