@@ -1,0 +1,99 @@
+"""Widget 16's numbers: the walk of a sentence as the server sends it agrees with the engine's walk,
+prints its rows to add up to exactly 1, says where the sentence stands, and turns every bad input
+into a message for the learner (never an exception of another kind)."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from mathmachine.coursebook.widgets._tiny_walk_numbers import (
+    WalkInputError,
+    known_words,
+    walk_numbers,
+)
+from mathmachine.engine import tiny
+
+
+def test_the_numbers_are_the_engines_walk() -> None:
+    model = tiny.load()
+    w = model.walk("my mother drinks tea")
+    n = walk_numbers("My mother drinks tea.")
+    assert n["sentence"] == "my mother drinks tea" and n["english"] == w["english"]
+    assert n["where"] == "training" and n["correct"] is True
+    assert n["written"] == ["मेरी", "माँ", "चाय", "पीती", "है"] == n["expected"]
+    assert n["translit"] == ["meri", "maa", "chai", "peeti", "hai"]
+    enc, dec = n["encoder"], n["decoder"]
+    np.testing.assert_allclose(enc["input"], w["encoder"]["input"], atol=5e-4)
+    np.testing.assert_allclose(enc["stages"]["out"], w["encoder"]["output"], atol=5e-4)
+    np.testing.assert_allclose(dec["stages"]["out"], w["decoder"]["output"], atol=5e-4)
+    np.testing.assert_allclose(n["logits"], w["logits"], atol=5e-3)
+    cross = np.asarray(dec["cross_attention"])
+    assert cross.shape == (4, 6, 4)
+    np.testing.assert_allclose(
+        cross / 1000, w["decoder"]["layers"][0]["cross_attention"], atol=1e-3
+    )
+    for key in ("attention",):
+        assert np.all(np.asarray(enc[key]).sum(axis=-1) == 1000)
+    assert np.all(cross.sum(axis=-1) == 1000)
+    assert np.all(np.asarray(n["probabilities"]).sum(axis=-1) == 1000)
+    self_att = np.asarray(dec["self_attention"])
+    assert np.all(np.triu(self_att, k=1) == 0)  # causal: nothing above the diagonal
+    assert [row[0][0] for row in n["top"]] == n["chosen"]
+    assert n["weights"] == model.weight_count()["total"]
+    assert len(json.dumps(n, ensure_ascii=False)) < 40_000
+
+
+@pytest.mark.parametrize(
+    ("text", "where", "correct"),
+    [
+        ("the girl writes stories", "held out", True),
+        ("tea drink I", "not in the corpus", False),
+        ("I drink books", "not in the corpus", False),
+    ],
+)
+def test_where_a_sentence_stands(text: str, where: str, correct: bool) -> None:
+    n = walk_numbers(text)
+    assert (n["where"], n["correct"]) == (where, correct)
+    assert (n["expected"] is None) == (where == "not in the corpus")
+
+
+@pytest.mark.parametrize(
+    ("raw", "message"),
+    [
+        ("", "Type an English sentence"),
+        ("   .  ", "Type an English sentence"),
+        ("I drink coffee", "does not know “coffee”. It knows only these 44 English words: books"),
+        ("my mother drinks tea tea", "at most 4"),
+        ("tea " * 30, "characters"),
+        (None, "as text"),
+        (["I drink tea"], "as text"),
+    ],
+)
+def test_bad_input_is_a_message(raw: object, message: str) -> None:
+    with pytest.raises(WalkInputError, match=message):
+        walk_numbers(raw)
+
+
+def test_every_known_word_is_named_in_the_message() -> None:
+    with pytest.raises(WalkInputError) as e:
+        walk_numbers("Ravi drinks chai")
+    assert all(w in str(e.value) for w in known_words()) and len(known_words()) == 44
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.text(max_size=60)
+    | st.lists(st.sampled_from([*known_words(), "x"]), max_size=5).map(" ".join)
+)
+def test_no_text_raises_anything_but_a_message(text: str) -> None:
+    try:
+        n = walk_numbers(text)
+    except WalkInputError as e:
+        assert str(e)
+    else:
+        assert n["written"] and len(n["english"]) <= 4
