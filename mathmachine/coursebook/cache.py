@@ -1,13 +1,18 @@
 """Finding units, and the compiled-unit cache.
 
 load_unit(slug) returns a CompiledUnit without parsing Markdown whenever it can:
-1. in process: a memo keyed by the unit folder, re-validated by the (mtime, size) of the
-   unit's files (a few stat calls; editing a section shows up on the next request);
+1. in process: with ``watch=False`` (production: the release step built the units), the unit
+   loaded first is kept for the life of the process and nothing on disk is read again, not
+   even a stat; with ``watch=True`` (development) a memo keyed by the unit folder, re-validated
+   by the (mtime, size) of the unit's files (a few stat calls; editing a section shows up on
+   the next request);
 2. on disk: var/coursebook/<hash>.pickle, where hash covers every file of the unit folder, the
    source of the coursebook and engine packages and the parser library versions, so a code
    change invalidates it. Writes go to a temp file then os.replace (safe under concurrent
    builds: the last writer wins with identical content);
 3. otherwise it compiles (compile_unit) and stores both.
+
+catalog() reads the units' unit.toml files; with ``watch=False`` once per process.
 
 Locations: content root = `root` argument, else $MATHMACHINE_CONTENT_DIR, else the repo's
 content/units; cache = `cache_dir` argument, else $MATHMACHINE_CACHE_DIR, else
@@ -74,9 +79,20 @@ def scan_units(root: Path, *, strict: bool = False) -> list[UnitInfo]:
     return sorted(infos, key=lambda u: u.number)
 
 
-def catalog(*, root: str | os.PathLike[str] | None = None) -> list[UnitInfo]:
-    """The units under the content root (number, slug, title...), read from unit.toml only."""
-    return scan_units(content_root(root), strict=True)
+def catalog(*, root: str | os.PathLike[str] | None = None, watch: bool = True) -> list[UnitInfo]:
+    """The units under the content root (number, slug, title...), read from unit.toml only.
+
+    watch=False: read once per process and kept (the units a release built do not change).
+    """
+    if watch:
+        return scan_units(content_root(root), strict=True)
+    base = str(content_root(root))
+    kept = _CATALOGS.get(base)
+    if kept is None:
+        kept = tuple(scan_units(Path(base), strict=True))
+        with _LOCK:
+            _CATALOGS[base] = kept
+    return list(kept)
 
 
 def find_unit(slug: str, root: Path) -> Path:
@@ -139,6 +155,10 @@ def _stat_key(folder: Path) -> tuple[tuple[str, int, int], ...]:
 
 
 _MEMO: dict[tuple[str, str], tuple[tuple[tuple[str, int, int], ...], CompiledUnit]] = {}
+# watch=False: (content root, cache folder, slug) -> the unit, and content root -> the catalog,
+# kept for the life of the process.
+_KEPT: dict[tuple[str, str, str], CompiledUnit] = {}
+_CATALOGS: dict[str, tuple[UnitInfo, ...]] = {}
 _LOCK = threading.Lock()
 
 
@@ -147,6 +167,8 @@ def clear_memo() -> None:
     with _LOCK:
         _MEMO.clear()
         _FOLDERS.clear()
+        _KEPT.clear()
+        _CATALOGS.clear()
 
 
 def _read_pickle(path: Path, expected_hash: str) -> CompiledUnit | None:
@@ -189,11 +211,35 @@ def load_unit(
     *,
     root: str | os.PathLike[str] | None = None,
     cache_dir: str | os.PathLike[str] | None = None,
+    watch: bool = True,
 ) -> CompiledUnit:
     """The compiled unit `slug`, from memory, the disk cache, or a fresh compile.
 
+    watch=True: re-validated against its files on every call (an edit shows at once);
+    watch=False: loaded once per process, then returned without touching the disk (a slug that
+    is not in the kept catalog is not looked for again either).
     Raises UnitNotFound, or CompileError (CompileErrors) when the sources have errors.
     """
+    if not watch:
+        key = (str(content_root(root)), str(cache_path(cache_dir)), slug)
+        unit = _KEPT.get(key)
+        if unit is None:
+            if slug not in {info.slug for info in catalog(root=root, watch=False)}:
+                raise UnitNotFound(f"no unit {slug!r} under {key[0]}")
+            unit = _load_watched(slug, root, cache_dir, built=True)
+            with _LOCK:
+                _KEPT[key] = unit
+        return unit
+    return _load_watched(slug, root, cache_dir)
+
+
+def _load_watched(
+    slug: str,
+    root: str | os.PathLike[str] | None,
+    cache_dir: str | os.PathLike[str] | None,
+    *,
+    built: bool = False,
+) -> CompiledUnit:
     base = content_root(root)
     memo_key = (str(base.resolve()), slug)
     folder = _folder(memo_key, slug, base)
@@ -201,20 +247,30 @@ def load_unit(
     memo = _MEMO.get(memo_key)
     if memo is not None and memo[0] == key:
         return memo[1]
-    unit = build_unit(folder, cache_dir=cache_dir)
+    unit = build_unit(folder, cache_dir=cache_dir, built=built)
     with _LOCK:
         _MEMO[memo_key] = (key, unit)
         _FOLDERS[memo_key] = folder
     return unit
 
 
-def build_unit(folder: Path, *, cache_dir: str | os.PathLike[str] | None = None) -> CompiledUnit:
-    """Compile `folder` unless the disk cache already holds it; store the result."""
+def build_unit(
+    folder: Path, *, cache_dir: str | os.PathLike[str] | None = None, built: bool = False
+) -> CompiledUnit:
+    """Compile `folder` unless the disk cache already holds it; store the result.
+
+    built: the caller expects the release step to have built it (a compile is then logged)."""
     digest = content_hash(folder)
     path = cache_path(cache_dir) / f"{digest}.pickle"
     unit = _read_pickle(path, digest)
     if unit is not None:
         return unit
+    if built:
+        log.warning(
+            "%s was not built by the release step (python -m mathmachine.coursebook build): "
+            "compiling it in this process",
+            folder,
+        )
     known = {info.number: info.slug for info in scan_units(folder.parent)}
     unit = assemble.compile_unit(folder, known_units=known, source_hash=digest)
     try:

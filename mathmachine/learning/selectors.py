@@ -7,11 +7,10 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import cast
 
-from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.http import Http404
 
-from mathmachine import coursebook
+from mathmachine import units
 from mathmachine.coursebook import variants
 from mathmachine.coursebook.model import CheckDef, CompiledSection, CompiledUnit, UnitContents
 
@@ -22,15 +21,16 @@ logger = logging.getLogger(__name__)
 
 
 def unit_get(slug: str) -> CompiledUnit:
-    """The compiled unit for ``slug`` (cached; a request never parses Markdown)."""
+    """The compiled unit for ``slug`` (kept in memory; a request never parses Markdown)."""
     try:
-        return coursebook.load_unit(slug, root=settings.CONTENT_DIR)
-    except coursebook.UnitNotFound as exc:
+        return units.unit(slug)
+    except units.UnitNotFound as exc:
         raise Http404(f"No unit {slug!r}") from exc
 
 
 def units_list() -> list[CompiledUnit]:
-    return [unit_get(info.slug) for info in coursebook.catalog(root=settings.CONTENT_DIR)]
+    """The published units, by number (mathmachine.units)."""
+    return units.published()
 
 
 def unit_by_number(number: int | None) -> CompiledUnit | None:

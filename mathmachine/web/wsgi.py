@@ -12,3 +12,9 @@ from django.core.wsgi import get_wsgi_application  # noqa: E402  (after the BLAS
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "mathmachine.web.settings.local")
 application = get_wsgi_application()
+
+from mathmachine.units import preload  # noqa: E402  (needs the settings)
+
+# Production: the units the release step built are loaded now, before the first request (with
+# gunicorn's preload_app, once in the master, shared by its workers).
+preload()

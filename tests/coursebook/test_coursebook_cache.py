@@ -163,3 +163,59 @@ def test_an_unwritable_cache_still_serves(
     assert unit.sections[0].written and len(compiles) == 1
     assert "cannot write the coursebook cache" in caplog.text
     assert load_unit("demo", root=root, cache_dir=blocker / "cache") is unit  # memo
+
+
+# Production: the units the release built, kept for the life of the process -------------------
+
+
+def _no_disk(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Make any look at the content on disk (a scan of unit.toml, a stat, a hash) fail."""
+
+    def disk(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("the content was looked at on disk")
+
+    for name in ("scan_units", "find_unit", "_stat_key", "content_hash", "build_unit"):
+        monkeypatch.setattr(cache, name, disk)
+
+
+def test_kept_units_are_loaded_once_and_never_looked_for_again(
+    root: Path, tmp_path: Path, compiles: list[Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = tmp_path / "cache"
+    cache.build_unit(root / "01-demo", cache_dir=store)  # the release step
+    assert len(compiles) == 1
+    unit = load_unit("demo", root=root, cache_dir=store, watch=False)
+    infos = catalog(root=root, watch=False)
+    assert len(compiles) == 1  # read from the release's pickle
+    md = root / "01-demo" / "01-first.md"
+    md.write_text(md.read_text().replace("top score", "largest score"))
+    _no_disk(monkeypatch)
+    for _ in range(3):
+        assert load_unit("demo", root=root, cache_dir=store, watch=False) is unit
+        assert catalog(root=root, watch=False) == infos
+    assert "top score" in unit.sections[0].checks[0].prompt_html  # edits wait for a release
+    with pytest.raises(UnitNotFound):  # answered from the kept catalog
+        load_unit("no-such-unit", root=root, cache_dir=store, watch=False)
+
+
+def test_a_kept_unit_the_release_did_not_build_is_compiled_once_and_said(
+    root: Path, tmp_path: Path, compiles: list[Path], caplog: pytest.LogCaptureFixture
+) -> None:
+    store = tmp_path / "cache"
+    first = load_unit("demo", root=root, cache_dir=store, watch=False)
+    assert load_unit("demo", root=root, cache_dir=store, watch=False) is first
+    assert len(compiles) == 1
+    assert "was not built by the release step" in caplog.text
+
+
+def test_watching_and_keeping_do_not_mix(root: Path, tmp_path: Path) -> None:
+    store = tmp_path / "cache"
+    kept = load_unit("demo", root=root, cache_dir=store, watch=False)
+    md = root / "01-demo" / "01-first.md"
+    md.write_text(md.read_text().replace("top score", "largest score"))
+    watched = load_unit("demo", root=root, cache_dir=store)
+    assert "largest score" in watched.sections[0].checks[0].prompt_html
+    assert load_unit("demo", root=root, cache_dir=store, watch=False) is kept
+    cache.clear_memo()  # a new process (a restart after the release)
+    fresh = load_unit("demo", root=root, cache_dir=store, watch=False)
+    assert "largest score" in fresh.sections[0].checks[0].prompt_html

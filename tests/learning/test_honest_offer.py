@@ -18,9 +18,10 @@ from django.contrib.auth import get_user_model
 from django.test import Client
 from support import paid_order_create
 
+from mathmachine import units
 from mathmachine.billing.models import Product
 from mathmachine.coursebook.model import CompiledUnit, number_ranges
-from mathmachine.learning import rendering, selectors
+from mathmachine.learning import rendering
 
 from .conftest import HOME, PRICING, SECTION_1, UNIT_PAGE, section_url
 
@@ -196,7 +197,7 @@ def test_a_landed_section_updates_every_promise(
         sections=tuple(landed if s.number == number else s for s in unit18.sections),
         source_hash=unit18.source_hash + "-landed",
     )
-    monkeypatch.setattr(selectors, "unit_get", lambda slug: unit)
+    monkeypatch.setattr(units, "unit", lambda slug: unit)  # what every app reads the units from
     rendering.clear_memos()
     before, after = written_facts(unit18), written_facts(unit)
     assert after["widgets"] == before["widgets"] + len(donor.widgets)

@@ -15,6 +15,10 @@ BASE_DIR = PACKAGE_DIR.parent  # the repository
 # (var/coursebook, see mathmachine/coursebook/cache.py) and the collected static files.
 VAR_DIR = Path(os.environ.get("MATHMACHINE_VAR_DIR") or BASE_DIR / "var")
 CONTENT_DIR = BASE_DIR / "content" / "units"
+# Off (production): the units the release step built are loaded once per process and never
+# looked for on disk again. On (local.py, `make run`): every request checks the content's
+# files, so an edited section shows on the next request (mathmachine/units.py).
+COURSEBOOK_RELOAD = False
 
 SECRET_KEY = os.environ.get("DJANGO_SECRET_KEY", "")
 DEBUG = False
