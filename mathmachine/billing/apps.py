@@ -9,3 +9,8 @@ class BillingConfig(AppConfig):
 
     def ready(self) -> None:
         from . import checks  # noqa: F401  (registers the Razorpay configuration checks)
+        from .providers.testmode import TestModeProvider
+        from .webhooks import webhook_receive
+
+        # The test-mode provider delivers its webhooks to the code that receives Razorpay's.
+        TestModeProvider.receiver = staticmethod(webhook_receive)

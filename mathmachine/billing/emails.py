@@ -19,7 +19,7 @@ from django.utils import timezone
 from mathmachine.web.siteurl import absolute_url, site_root
 
 from .models import Order
-from .selectors import order_opens
+from .selectors import order_opens, refund_deadline
 
 log = logging.getLogger(__name__)
 
@@ -28,8 +28,6 @@ def _send(*, order: Order, template: str, site: str | None) -> bool:
     if not order.user.email:
         log.warning("Order %s: learner has no email address; %s not sent", order.receipt, template)
         return False
-    from .services import refund_deadline  # services imports this module
-
     site = site if site is not None else site_root()
     context = {
         "order": order,

@@ -1,34 +1,164 @@
-"""Reads: what is for sale, who may read which unit, a learner's orders, the operator's sales.
+"""Reads: what is for sale, who may read which unit, a learner's orders, refunds, the operator's
+sales.
 
 The gate (``learning.selectors.section_access``) asks :func:`has_unit_access`; nothing else in
-the site decides access to paid content.
+the site decides access to paid content. Billing reads the published units from
+``mathmachine.units`` and never imports the learning app (learning imports billing).
 """
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
-from typing import Any, TypeAlias
+from functools import cached_property
+from typing import Any, TypeAlias, cast
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.core.exceptions import ValidationError
-from django.db.models import Count, Exists, Q, QuerySet, Sum
+from django.db import connections, router
+from django.db.models import Count, Exists, Model, Q, QuerySet, Sum
 from django.db.models.functions import TruncDate
 from django.http import Http404
 from django.utils import timezone
 
-from mathmachine import printing
+from mathmachine import printing, units
 from mathmachine.coursebook.model import CompiledUnit
 
 from .models import PAID_UNITS_PROMISED, Entitlement, Order, Product, Refund
 
 User: TypeAlias = AbstractBaseUser | AnonymousUser
 
+#: "Full refund within 7 days": allowed iff now <= paid_at + REFUND_WINDOW (to the second).
+REFUND_WINDOW = timedelta(days=7)
+
+
+# The products, as every page quotes them ----------------------------------------------------
+#
+# The unlock offer (prices; which paid units the bundle covers today) is on the unit page, every
+# locked page and the end of the free preview, and the gate asks which products open a unit.
+# Both are computed from the products' rows and kept in the process until the rows change: a
+# page pays one small query for the rows (its SQL compiled once per process) and compares them
+# with the kept ones. So a price changed in the admin, by another process or by a plain UPDATE
+# shows on the next page, and nothing is recomputed while nothing changed.
+
+
+class _CompiledRead:
+    """A read whose SQL the ORM writes once per process and database, then run with each call's
+    values: building a queryset costs Django a few tenths of a millisecond every time, several
+    times what running one of these small queries costs. ``make`` builds the queryset from its
+    parameters; it is compiled with distinct stand-in values (in range of their fields: Django
+    drops a comparison with an impossible value), each of which must come back exactly once
+    among the SQL's parameters (checked), where the call's own value then takes its place. The
+    query's other parameters (its constants) stay as compiled."""
+
+    def __init__(self, model: type[Model], make: Any, *stand_ins: int) -> None:
+        self.model = model
+        self.make = make
+        self.stand_ins = stand_ins
+        self._sql: dict[str, tuple[str, tuple[tuple[bool, Any], ...]]] = {}
+
+    def _compiled(self, alias: str) -> tuple[str, tuple[tuple[bool, Any], ...]]:
+        if alias not in self._sql:
+            query = self.make(*self.stand_ins).query
+            sql, params = query.get_compiler(using=alias).as_sql()
+            slots = tuple(
+                (True, self.stand_ins.index(p))
+                if type(p) is int and p in self.stand_ins
+                else (False, p)
+                for p in params
+            )
+            if sorted(i for is_value, i in slots if is_value) != list(range(len(self.stand_ins))):
+                raise ValueError(f"the stand-ins {self.stand_ins!r} are not all in {params!r}")
+            self._sql[alias] = (str(sql), slots)
+        return self._sql[alias]
+
+    def rows(self, *values: Any) -> list[tuple[Any, ...]]:
+        alias = router.db_for_read(self.model)
+        sql, slots = self._compiled(alias)
+        params = [values[p] if is_value else p for is_value, p in slots]
+        with connections[alias].cursor() as cursor:
+            cursor.execute(sql, params)
+            return list(cursor.fetchall())
+
+
+_ROW_FIELDS = ("id", "kind", "unit_number", "price_paise", "for_sale")
+ProductRow: TypeAlias = tuple[int, str, int | None, int, bool]
+_PRODUCT_ROWS = _CompiledRead(
+    Product, lambda: Product.objects.order_by("id").values_list(*_ROW_FIELDS)
+)
+
+
+def _product_rows() -> tuple[ProductRow, ...]:
+    """Every product's (id, kind, unit_number, price_paise, for_sale), by id."""
+    return tuple((i, k, u, p, bool(f)) for i, k, u, p, f in _PRODUCT_ROWS.rows())
+
+
+@dataclass(frozen=True)
+class Products:
+    """What the products say to every page: the paid units, the prices on sale, and which
+    products open a unit."""
+
+    rows: tuple[ProductRow, ...]
+
+    @cached_property
+    def paid_units(self) -> frozenset[int]:
+        """Every paid unit: the unit numbers of the unit products (for sale or withdrawn)."""
+        return frozenset(u for _, k, u, _, _ in self.rows if k == Product.Kind.UNIT and u)
+
+    def offer_prices(self, unit_number: int) -> dict[str, str]:
+        prices: dict[str, str] = {}
+        for _, kind, unit, paise, for_sale in self.rows:
+            if not for_sale:
+                continue
+            if kind == Product.Kind.UNIT and unit == unit_number:
+                prices["unit"] = printing.paise(paise)
+            elif kind == Product.Kind.BUNDLE:
+                prices["bundle"] = printing.paise(paise)
+        return prices
+
+
+class _Kept:
+    """The last value made from a key, kept until the key changes (thread-safe: a value is
+    made outside the lock; two threads may make it at once, either result is right)."""
+
+    def __init__(self) -> None:
+        self._item: tuple[Any, Any] | None = None
+        self._lock = threading.Lock()
+
+    def get(self, key: Any, make: Any) -> Any:
+        item = self._item
+        if item is not None and item[0] == key:
+            return item[1]
+        value = make()
+        with self._lock:
+            self._item = (key, value)
+        return value
+
+    def clear(self) -> None:
+        with self._lock:
+            self._item = None
+
+
+_PRODUCTS = _Kept()
+_BUNDLE = _Kept()
+
+
+def products() -> Products:
+    """The products as they are now (one query), with what is derived from them kept."""
+    rows = _product_rows()
+    return cast(Products, _PRODUCTS.get(rows, lambda: Products(rows)))
+
+
+def forget_kept() -> None:
+    """Forget what is kept (tests; it follows the rows and the units by itself)."""
+    for kept in (_PRODUCTS, _BUNDLE):
+        kept.clear()
+
 
 def paid_unit_numbers() -> frozenset[int]:
     """Every paid unit: the unit numbers of the unit products (for sale or withdrawn)."""
-    numbers = Product.objects.filter(kind=Product.Kind.UNIT).values_list("unit_number", flat=True)
-    return frozenset(n for n in numbers if n is not None)
+    return products().paid_units
 
 
 def _active_entitlements(user: User) -> QuerySet[Entitlement]:
@@ -50,6 +180,26 @@ def entitled_unit_numbers(*, user: User) -> frozenset[int]:
     return frozenset(unit for kind, unit in kinds_and_units if unit is not None)
 
 
+# The user's active entitlements: (product kind, product unit, is unit N a paid unit), one row
+# each. The gate's one query, compiled once (user id and unit number are its parameters).
+_USER_STAND_IN, _UNIT_STAND_IN = 2_147_480_009, 32_717  # in range of their fields
+_ENTITLEMENTS = _CompiledRead(
+    Entitlement,
+    lambda user_id, unit_number: (
+        Entitlement.objects.filter(user_id=user_id, revoked_at__isnull=True)
+        .annotate(
+            unit_is_paid=Exists(
+                Product.objects.filter(kind=Product.Kind.UNIT, unit_number=unit_number)
+            )
+        )
+        .values_list("product__kind", "product__unit_number", "unit_is_paid")
+        .order_by()
+    ),
+    _USER_STAND_IN,
+    _UNIT_STAND_IN,
+)
+
+
 def has_unit_access(*, user: User, unit_number: int) -> bool:
     """May ``user`` read the paid sections of unit ``unit_number``? (One query, fails closed.)
 
@@ -59,14 +209,10 @@ def has_unit_access(*, user: User, unit_number: int) -> bool:
     """
     if not getattr(user, "is_authenticated", False) or user.pk is None:
         return False
-    is_paid_unit = Exists(Product.objects.filter(kind=Product.Kind.UNIT, unit_number=unit_number))
-    return (
-        _active_entitlements(user)
-        .filter(
-            Q(product__kind=Product.Kind.UNIT, product__unit_number=unit_number)
-            | (Q(product__kind=Product.Kind.BUNDLE) & is_paid_unit)
-        )
-        .exists()
+    return any(
+        (kind == Product.Kind.UNIT and unit == unit_number)
+        or (kind == Product.Kind.BUNDLE and bool(paid))
+        for kind, unit, paid in _ENTITLEMENTS.rows(user.pk, unit_number)
     )
 
 
@@ -116,6 +262,18 @@ def bundle_units(*, unit_titles: dict[int, str]) -> BundleUnits:
     return BundleUnits(
         tuple((n, unit_titles[n]) for n in published),
         max(PAID_UNITS_PROMISED - len(published), 0),
+    )
+
+
+def bundle_units_published() -> BundleUnits:
+    """What the bundle covers today, for the published units: kept until a product or a
+    published unit changes (a new compiled unit has a new ``source_hash``)."""
+    compiled = units.published()
+    rows = products().rows
+    key = (rows, tuple((u.number, u.title, u.source_hash) for u in compiled))
+    return cast(
+        BundleUnits,
+        _BUNDLE.get(key, lambda: bundle_units(unit_titles={u.number: u.title for u in compiled})),
     )
 
 
@@ -169,9 +327,7 @@ class OrderOpens:
 
 
 def order_opens(*, order: Order) -> OrderOpens:
-    from mathmachine.learning.selectors import units_list  # the published units, compiled
-
-    published = {u.number: u for u in units_list()}
+    published = {u.number: u for u in units.published()}
     if order.product.kind == Product.Kind.BUNDLE:
         covered = bundle_units(unit_titles={n: u.title for n, u in published.items()})
         numbers = [n for n, _ in covered.published]
@@ -204,7 +360,46 @@ def order_for_owner(*, user: User, public_id: object) -> Order:
         raise Http404("No such order") from exc
 
 
-# Refunds: what one would lock ----------------------------------------------------------------
+# Refunds: whether one may be asked, and what it would lock ----------------------------------
+
+
+def refund_deadline(order: Order) -> datetime | None:
+    """The end of the order's refund window (None: never paid)."""
+    return order.paid_at + REFUND_WINDOW if order.paid_at else None
+
+
+def refund_window_open(order: Order, *, now: datetime | None = None) -> bool:
+    deadline = refund_deadline(order)
+    return deadline is not None and (now or timezone.now()) <= deadline
+
+
+def refund_refusal(
+    *,
+    order: Order,
+    requested_by: AbstractBaseUser,
+    by_operator: bool = False,
+    now: datetime | None = None,
+) -> str | None:
+    """Why ``order`` may not be refunded now at this request (the learner's own paid order
+    within 7 days of payment; an operator's any paid order), or None if it may.
+
+    ``services.refund_request`` asks it under the order's lock; the confirmation pages ask it first.
+    """
+    if not by_operator and order.user_id != requested_by.pk:
+        return "This is not your order."
+    if order.state == Order.State.REFUND_REQUESTED:
+        return "A refund for this order is already on its way."
+    if order.state == Order.State.REFUNDED:
+        return "This order has already been refunded."
+    if order.state not in (Order.State.PAID, Order.State.REFUND_FAILED):
+        return "Only a paid order can be refunded."
+    if not by_operator and not refund_window_open(order, now=now):
+        deadline = timezone.localtime(refund_deadline(order))
+        return (
+            "The 7-day refund window for this order closed on "
+            f"{deadline:%d %B %Y at %H:%M} (IST), so it can no longer be refunded."
+        )
+    return None
 
 
 @dataclass(frozen=True)
@@ -251,19 +446,14 @@ class RefundPreview:
 
 
 def refund_preview(
-    *, order: Order, requested_by: AbstractBaseUser, by_operator: bool = False, units: Any = None
+    *, order: Order, requested_by: AbstractBaseUser, by_operator: bool = False
 ) -> RefundPreview:
     """What a full refund of ``order`` would lock (per unit, which sections), what stays open
     through the learner's other purchases, and whether the 7-day window applies.
 
-    ``units``: the compiled units (``learning.selectors.units_list()`` when None) for titles and
-    sections. Nothing is written.
+    Titles and sections are the published units'. Nothing is written.
     """
-    from mathmachine.learning.selectors import units_list  # learning imports us lazily too
-
-    from .services import refund_deadline, refund_refusal, refund_window_open
-
-    compiled = {u.number: u for u in (units_list() if units is None else units)}
+    compiled = {u.number: u for u in units.published()}
     paid_units = paid_unit_numbers()
     product = order.product
     if product.kind == Product.Kind.BUNDLE:
@@ -398,10 +588,4 @@ def unit_offer_prices(*, unit_number: int) -> dict[str, str]:
     Read from the products on sale, so the offer on every page follows the admin's prices.
     A missing product is simply absent from the result.
     """
-    prices: dict[str, str] = {}
-    for p in Product.objects.filter(for_sale=True):
-        if p.kind == Product.Kind.UNIT and p.unit_number == unit_number:
-            prices["unit"] = p.price_display
-        elif p.kind == Product.Kind.BUNDLE:
-            prices["bundle"] = p.price_display
-    return prices
+    return products().offer_prices(unit_number)

@@ -16,7 +16,6 @@ import logging
 import secrets
 import uuid
 from dataclasses import dataclass
-from datetime import datetime, timedelta
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
@@ -32,8 +31,6 @@ from .providers import get_provider, payments_enabled
 
 log = logging.getLogger(__name__)
 
-#: "Full refund within 7 days": allowed iff now <= paid_at + REFUND_WINDOW (to the second).
-REFUND_WINDOW = timedelta(days=7)
 _RECEIPT_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I: read aloud on the phone
 
 
@@ -41,15 +38,6 @@ _RECEIPT_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I: read alou
 class PaymentOutcome:
     granted: bool  # did *this* call grant access?
     message: str
-
-
-def refund_deadline(order: Order) -> datetime | None:
-    return order.paid_at + REFUND_WINDOW if order.paid_at else None
-
-
-def refund_window_open(order: Order, *, now: datetime | None = None) -> bool:
-    deadline = refund_deadline(order)
-    return deadline is not None and (now or timezone.now()) <= deadline
 
 
 def _new_receipt() -> str:
@@ -301,35 +289,6 @@ def duplicate_refund_settle(*, payment: Payment, processed: bool) -> str:
 # Refunds ------------------------------------------------------------------------------------
 
 
-def refund_refusal(
-    *,
-    order: Order,
-    requested_by: AbstractBaseUser,
-    by_operator: bool = False,
-    now: datetime | None = None,
-) -> str | None:
-    """Why ``order`` may not be refunded now at this request (the learner's own paid order
-    within 7 days of payment; an operator's any paid order), or None if it may.
-
-    :func:`refund_request` asks it under the order's lock; the confirmation pages ask it first.
-    """
-    if not by_operator and order.user_id != requested_by.pk:
-        return "This is not your order."
-    if order.state == Order.State.REFUND_REQUESTED:
-        return "A refund for this order is already on its way."
-    if order.state == Order.State.REFUNDED:
-        return "This order has already been refunded."
-    if order.state not in (Order.State.PAID, Order.State.REFUND_FAILED):
-        return "Only a paid order can be refunded."
-    if not by_operator and not refund_window_open(order, now=now):
-        deadline = timezone.localtime(refund_deadline(order))
-        return (
-            "The 7-day refund window for this order closed on "
-            f"{deadline:%d %B %Y at %H:%M} (IST), so it can no longer be refunded."
-        )
-    return None
-
-
 def refund_request(
     *, order: Order, requested_by: AbstractBaseUser, by_operator: bool = False
 ) -> Refund:
@@ -345,7 +304,9 @@ def refund_request(
     """
     with transaction.atomic():
         order = _lock_order(order.pk)
-        refusal = refund_refusal(order=order, requested_by=requested_by, by_operator=by_operator)
+        refusal = selectors.refund_refusal(
+            order=order, requested_by=requested_by, by_operator=by_operator
+        )
         if refusal:
             raise RefundRefused(refusal)
         payment = (

@@ -169,7 +169,7 @@ def orders(request: HttpRequest) -> HttpResponse:
     if (response := _login_first(request, request.get_full_path())) is not None:
         return response
     rows = [
-        {"order": o, "refundable": _refundable(o), "deadline": services.refund_deadline(o)}
+        {"order": o, "refundable": _refundable(o), "deadline": selectors.refund_deadline(o)}
         for o in selectors.orders_for(user=request.user)
     ]
     return _private(render(request, "billing/orders.html", {"rows": rows}))
@@ -177,7 +177,7 @@ def orders(request: HttpRequest) -> HttpResponse:
 
 def _refundable(order: Order) -> bool:
     return order.state in (Order.State.PAID, Order.State.REFUND_FAILED) and (
-        services.refund_window_open(order)
+        selectors.refund_window_open(order)
     )
 
 
@@ -195,7 +195,7 @@ def receipt(request: HttpRequest, public_id: str) -> HttpResponse:
                 "payment": order.payments.filter(status="captured").first(),
                 "refunds": order.refunds.all(),
                 "refundable": _refundable(order),
-                "deadline": services.refund_deadline(order),
+                "deadline": selectors.refund_deadline(order),
                 "opens": selectors.order_opens(order=order),
             },
         )

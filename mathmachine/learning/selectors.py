@@ -11,6 +11,7 @@ from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.http import Http404
 
 from mathmachine import units
+from mathmachine.billing.selectors import has_unit_access
 from mathmachine.coursebook import variants
 from mathmachine.coursebook.model import CheckDef, CompiledSection, CompiledUnit, UnitContents
 
@@ -74,8 +75,6 @@ def section_access(
         return reads_drafts(user)
     if section.free:
         return True
-    from mathmachine.billing.selectors import has_unit_access  # here: billing may import us
-
     return has_unit_access(user=user, unit_number=unit.number)
 
 

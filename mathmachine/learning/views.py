@@ -15,6 +15,7 @@ from django.utils.cache import patch_cache_control
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_POST
 
+from mathmachine.billing import selectors as billing
 from mathmachine.coursebook.grading import MAX_ANSWER_CHARS, Grade, grade
 from mathmachine.coursebook.model import CheckDef, CompiledSection, CompiledUnit
 from mathmachine.coursebook.variants import parse_seed
@@ -322,9 +323,6 @@ def check_reveal(request: HttpRequest, unit_slug: str, check_id: str) -> HttpRes
 @require_GET
 def pricing(request: HttpRequest) -> HttpResponse:
     """The offer, from billing's products (prices in the database) and what this learner owns."""
-    from mathmachine.billing import selectors as billing  # the one billing read in this module
-    from mathmachine.billing.selectors import Offer
-
     units = selectors.units_list()
     offers = billing.pricing_offers(
         user=request.user, unit_titles={u.number: u.title for u in units}
@@ -333,7 +331,7 @@ def pricing(request: HttpRequest) -> HttpResponse:
     contents = {u.number: u.contents for u in units}
     unit_offers = [
         {"offer": o, "contents": contents.get(o.product.unit_number or 0)}
-        for o in cast("list[Offer]", offers.pop("unit_offers"))
+        for o in cast("list[billing.Offer]", offers.pop("unit_offers"))
     ]
     return _private(
         render(

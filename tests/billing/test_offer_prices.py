@@ -31,9 +31,9 @@ def test_offer_without_a_bundle_on_sale_does_not_mention_it(client):
 def test_refund_promise_follows_the_enforced_window(client, monkeypatch):
     from datetime import timedelta
 
-    from mathmachine.billing import services
+    from mathmachine.billing import selectors
 
-    monkeypatch.setattr(services, "REFUND_WINDOW", timedelta(days=10))
+    monkeypatch.setattr(selectors, "REFUND_WINDOW", timedelta(days=10))
     for url in ("/units/attention-and-transformers/", "/pricing/"):
         html = client.get(url).content.decode()
         assert "full refund within 10 days" in html

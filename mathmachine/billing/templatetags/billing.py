@@ -31,6 +31,4 @@ def unit_offer_prices(unit_number: int) -> dict[str, str]:
 
 @register.simple_tag
 def bundle_units() -> selectors.BundleUnits:
-    from mathmachine.learning.selectors import units_list  # the published units, compiled
-
-    return selectors.bundle_units(unit_titles={u.number: u.title for u in units_list()})
+    return selectors.bundle_units_published()
