@@ -4,8 +4,15 @@ What is the same for every learner is rendered once per process and kept, keyed 
 unit's ``source_hash`` (a digest of the unit's sources and of the compiler's code, so a rebuilt
 unit gets new keys): the section body cut at its check markers, the table of contents for one
 pattern of open/locked sections, and each check's form as an unanswered learner sees it (with a
-placeholder where the CSRF token goes). Nothing personal is kept: a learner's answers, feedback
-and messages are rendered per request, and the CSRF token is put in per response.
+placeholder where the CSRF token goes).
+
+An answered check is kept by what its template is given: the verdict, the feedback, the tries,
+which options are ticked, with a placeholder where each box's typed text goes. Learners whose
+check reads the same (the same right answer, the same named mistake after as many tries) share
+the kept HTML, and their own text is put in per response, escaped as the template escapes it.
+Nothing personal is kept: the typed text and the CSRF token are only ever in the response; a
+message about an answer that could not be read, and the answer just sent when it must be shown,
+are rendered afresh each time.
 """
 
 from __future__ import annotations
@@ -15,7 +22,7 @@ import secrets
 import threading
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, TypeVar, cast
 
 from django.http import HttpRequest
 from django.middleware.csrf import get_token
@@ -35,8 +42,10 @@ from .selectors import MASTERY_LABELS, mastery_level, solution_offered
 
 CHECK_MARKER = re.compile(r"<!--check:([A-Za-z0-9_-]+)-->")
 
-# Stands for the CSRF token in a kept check form; random per process, so no content can hold it.
+# Stand for the CSRF token and for a box's typed text in a kept check; random per process, so no
+# content can hold them (letters, digits and dashes: escaping leaves them as they are).
 _CSRF_PLACEHOLDER = f"csrf-placeholder-{secrets.token_hex(16)}"
+_TYPED_PLACEHOLDER = f"typed-placeholder-{secrets.token_hex(16)}-"
 
 _V = TypeVar("_V")
 
@@ -70,11 +79,12 @@ class _Memo(Generic[_V]):
 _BODIES: _Memo[tuple[str, ...]] = _Memo(256)
 _TOCS: _Memo[SafeString] = _Memo(1024)
 _BLANK_CHECKS: _Memo[str] = _Memo(1024)
+_ANSWERED_CHECKS: _Memo[str] = _Memo(2048)
 
 
 def clear_memos() -> None:
     """Forget every kept fragment (tests; the keys change by themselves when content does)."""
-    for memo in (_BODIES, _TOCS, _BLANK_CHECKS):
+    for memo in (_BODIES, _TOCS, _BLANK_CHECKS, _ANSWERED_CHECKS):
         memo.clear()
 
 
@@ -152,7 +162,6 @@ def _check_context(
         "unit": unit,
         "check": check,
         "fields": _field_contexts(check, values),
-        "answer": stored,
         "feedback": shown,
         "message": message or (attempt.grade.message if attempt and not attempt.grade.ok else ""),
         "kept_right": bool(attempt and attempt.kept_right),
@@ -185,6 +194,47 @@ def _blank_check(unit: CompiledUnit, check: CheckDef) -> str:
     return _BLANK_CHECKS.get(key, make)
 
 
+def _frozen(value: Any) -> Hashable:
+    """A context value as a key: dicts and lists as tuples; anything else must be hashable (a
+    dataclass such as Feedback is frozen), so a value the key cannot hold fails loudly."""
+    if isinstance(value, dict):
+        return tuple((k, _frozen(v)) for k, v in value.items())
+    if isinstance(value, list | tuple):
+        return tuple(_frozen(v) for v in value)
+    hash(value)
+    return cast(Hashable, value)
+
+
+def _answered_check(unit: CompiledUnit, check: CheckDef, context: dict[str, Any]) -> str:
+    """The check as every learner whose context is ``context`` sees it, the typed text of box
+    i left as ``_TYPED_PLACEHOLDER`` + i and the CSRF token left out."""
+    fields = [{**f, "value": _typed(i)} for i, f in enumerate(context["fields"])]
+    context = {**context, "fields": fields}
+    key = (
+        unit.slug,
+        unit.source_hash,
+        check.id,
+        _seed_of(check),
+        get_script_prefix(),
+        tuple((name, _frozen(value)) for name, value in context.items() if name not in _NAMED),
+    )
+
+    def make() -> str:
+        return render_to_string(
+            "learning/_check.html", {**context, "csrf_token": _CSRF_PLACEHOLDER}
+        )
+
+    return _ANSWERED_CHECKS.get(key, make)
+
+
+# Named in the kept check's key by slug, source hash, id and seed.
+_NAMED = frozenset({"unit", "check"})
+
+
+def _typed(box: int) -> str:
+    return f"{_TYPED_PLACEHOLDER}{box}-"  # the closing dash: box 1 is no prefix of box 10
+
+
 def check_html(
     *,
     request: HttpRequest,
@@ -199,21 +249,28 @@ def check_html(
     Feedback exists only once the learner has answered: the key is never in the page before.
     ``check`` is the variant shown (mathmachine.coursebook.variants); a stored answer for
     another variant is not shown with it. An unanswered check without a message is the kept
-    form with this response's CSRF token.
+    form, an answered one the kept check for its state with the learner's text in its boxes;
+    both with this response's CSRF token.
     """
     fresh = (
         answer is None
         or answer.variant != _seed_of(check)
         or not (answer.variant_attempts or answer.revealed_at)
     )
-    if fresh and not message and attempt is None:
-        token = escape(get_token(request))  # as {% csrf_token %}: marks the cookie for sending
+    if message or attempt is not None:
+        return render_to_string(
+            "learning/_check.html",
+            _check_context(unit=unit, check=check, answer=answer, message=message, attempt=attempt),
+            request=request,
+        )
+    token = escape(get_token(request))  # as {% csrf_token %}: marks the cookie for sending
+    if fresh:
         return mark_safe(_blank_check(unit, check).replace(_CSRF_PLACEHOLDER, token))
-    return render_to_string(
-        "learning/_check.html",
-        _check_context(unit=unit, check=check, answer=answer, message=message, attempt=attempt),
-        request=request,
-    )
+    context = _check_context(unit=unit, check=check, answer=answer, message="")
+    html = _answered_check(unit, check, context).replace(_CSRF_PLACEHOLDER, token)
+    for i, field in enumerate(context["fields"]):
+        html = html.replace(_typed(i), escape(field["value"]))
+    return mark_safe(html)
 
 
 def _body_pieces(unit: CompiledUnit, section: CompiledSection) -> tuple[str, ...]:

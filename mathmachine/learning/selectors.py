@@ -139,10 +139,16 @@ def variants_shown(
     return shown
 
 
-def answers_for(*, learner: Learner, unit_slug: str) -> dict[str, CheckAnswer]:
+def answers_for(
+    *, learner: Learner, unit_slug: str, check_ids: Collection[str] | None = None
+) -> dict[str, CheckAnswer]:
+    """The learner's answers in the unit, by check id; only those of ``check_ids`` when given
+    (a section page reads its own checks' answers, not the whole unit's)."""
     if not learner.known:
         return {}
     rows = CheckAnswer.objects.filter(unit_slug=unit_slug, **learner.owner())
+    if check_ids is not None:
+        rows = rows.filter(check_id__in=check_ids)
     return {row.check_id: row for row in rows}
 
 

@@ -84,7 +84,9 @@ def section_detail(request: HttpRequest, unit_slug: str, number: int) -> HttpRes
     learner = learner_from_request(request)
     if not section.draft:  # a staff read of a draft is no visit: it counts nowhere
         services.section_visit_record(learner=learner, unit_slug=unit.slug, section_number=number)
-    answers = selectors.answers_for(learner=learner, unit_slug=unit.slug)
+    answers = selectors.answers_for(
+        learner=learner, unit_slug=unit.slug, check_ids=[c.id for c in section.gradables]
+    )
     messages_by_check = {
         m.extra_tags.removeprefix("check:"): str(m)
         for m in messages.get_messages(request)

@@ -16,9 +16,12 @@ from django.middleware.csrf import _unmask_cipher_token
 from django.template.loader import render_to_string
 from django.test import Client, RequestFactory
 from django.urls import set_script_prefix
+from django.utils import timezone
 from support import paid_order_create
 
 from mathmachine.billing.models import Product
+from mathmachine.coursebook.grading import grade
+from mathmachine.coursebook.kinds import KINDS
 from mathmachine.coursebook.model import CheckDef, CompiledUnit
 from mathmachine.learning import rendering, selectors
 from mathmachine.learning.models import CheckAnswer
@@ -101,6 +104,72 @@ def test_every_kept_unanswered_check_is_the_templates_own_output(unit18: Compile
             assert len(tokens(kept)) == 1
             assert secrets_of(kept) == {request.META["CSRF_COOKIE"]}
             assert without_tokens(kept) == without_tokens(fresh_check(request, unit18, check))
+
+
+def answered(unit: CompiledUnit, check: CheckDef, typed: list[str], **extra: Any) -> CheckAnswer:
+    """A learner's row after answering ``typed`` (graded for real), not saved."""
+    verdict = grade(check, typed)
+    row = CheckAnswer(
+        unit_slug=unit.slug,
+        check_id=check.id,
+        last_answer=typed,
+        correct=verdict.correct,
+        mistakes=list(verdict.mistakes),
+        fields_right=list(verdict.fields_right),
+        variant=check.variant.seed if check.variant else None,
+        check_version=check.version,
+    )
+    row.attempts = row.variant_attempts = extra.pop("tries", 1)
+    row.wrong_attempts = 0 if verdict.correct else row.variant_attempts
+    for name, value in extra.items():
+        setattr(row, name, value)
+    return row
+
+
+def answer_states(unit: CompiledUnit, check: CheckDef) -> list[CheckAnswer]:
+    """The states a learner's check is seen in: right (after tries), each named mistake, wrong
+    once and three times with text that needs escaping, the worked answer opened, changed since
+    answered, and a problem solved on two sets of numbers."""
+    right = [f.answer_text for f in check.fields]
+    odd = ['<b>1</b> & "2"'] * len(check.fields)
+    rows = [answered(unit, check, right), answered(unit, check, right, tries=4)]
+    for mistake in check.mistakes:  # typed as the worked answer would print its numbers
+        if mistake.answer:
+            typed = [
+                f.answer_text if a is None else KINDS[f.kind].describe(a)
+                for f, a in zip(check.fields, mistake.answer, strict=True)
+            ]
+            rows.append(answered(unit, check, typed, tries=2))
+    rows += [answered(unit, check, odd), answered(unit, check, odd, tries=3)]
+    rows.append(answered(unit, check, odd, revealed_at=timezone.now()))
+    rows.append(answered(unit, check, right, check_version="an older version"))
+    if check.problem:
+        rows.append(
+            answered(unit, check, right, solved_at=timezone.now(), first_try_variants=[1, 2])
+        )
+    return rows
+
+
+@pytest.mark.django_db
+def test_every_kept_answered_check_is_the_templates_own_output(unit18: CompiledUnit) -> None:
+    """The lasting guard of the fast path: for every check and problem of every written section,
+    in every state a learner sees it in, the kept HTML with the learner's own text put in is what
+    the template renders afresh (CSRF tokens aside), and the kept copies hold no typed text."""
+    checks = [c for s in unit18.sections if s.written for c in s.gradables]
+    assert len(checks) >= 10
+    states = {check.id: answer_states(unit18, check) for check in checks}
+    assert sum(bool(r.mistakes) for rows in states.values() for r in rows) >= 10  # named ones
+    for check in checks:
+        for row in states[check.id]:
+            for _ in range(2):  # the first call fills the memo, the second reads it
+                request = a_request()
+                kept = check_html(request=request, unit=unit18, check=check, answer=row)
+                fresh = fresh_check(request, unit18, check, answer=row)
+                assert without_tokens(kept) == without_tokens(fresh), (check.id, row.last_answer)
+                assert secrets_of(kept) == {request.META["CSRF_COOKIE"]}
+    kept_html = "".join(rendering._ANSWERED_CHECKS._data.values())
+    assert "&lt;b&gt;1&lt;/b&gt;" not in kept_html and "<b>1</b>" not in kept_html
+    assert len(rendering._ANSWERED_CHECKS._data) > len(checks)
 
 
 @pytest.mark.django_db
