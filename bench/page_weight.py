@@ -45,6 +45,9 @@ from support import CHROMIUM, CHROMIUM_ARGS  # noqa: E402  (shared with the brow
 
 PY = sys.executable
 SECTION_1 = "/units/attention-and-transformers/1/"
+PRODUCTION = "mathmachine.web.settings.production"
+# The production settings plus a bare view (/bench/bare/, bench/baresite), for section_rps.py.
+WITH_BARE_VIEW = "bench.baresite.settings"
 GOAL_KB = 100
 FONT = "noto-sans-devanagari-subset"
 
@@ -59,14 +62,14 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def _environment(var_dir: Path) -> dict[str, str]:
+def _environment(var_dir: Path, settings: str) -> dict[str, str]:
     env = {
         k: v
         for k, v in os.environ.items()
         if k not in {"DATABASE_URL", "REDIS_URL", "DJANGO_SETTINGS_MODULE", "DEBUG"}
     }
     env.update(
-        DJANGO_SETTINGS_MODULE="mathmachine.web.settings.production",
+        DJANGO_SETTINGS_MODULE=settings,
         DJANGO_SECRET_KEY=secrets.token_urlsafe(50),
         ALLOWED_HOSTS="127.0.0.1,localhost",
         SECURE_SSL_REDIRECT="0",  # plain HTTP on the loopback; TLS is the proxy's job
@@ -166,7 +169,9 @@ def visit(site: str, page: SectionPage, buyer: tuple[str, str] | None) -> tuple[
 
 
 @contextlib.contextmanager
-def production_site(workers: int | None = None, threads: int = 4) -> Iterator[Site]:
+def production_site(
+    workers: int | None = None, threads: int = 4, settings: str = PRODUCTION
+) -> Iterator[Site]:
     """Build and serve the site like production; yields its base URL (http://127.0.0.1:PORT)
     as a Site (a str that also carries the environment, for buyer_session()).
 
@@ -175,7 +180,7 @@ def production_site(workers: int | None = None, threads: int = 4) -> Iterator[Si
     stopped and removed on exit.
     """
     var_dir = Path(tempfile.mkdtemp(prefix="mathmachine-bench-"))
-    env = _environment(var_dir)
+    env = _environment(var_dir, settings)
     server: subprocess.Popen[bytes] | None = None
     try:
         for args in (
