@@ -4,6 +4,9 @@
   ``:::{feedback}`` ... ``:::`` inside an outer ``:::{check}`` ... ``:::`` pairs up like
   brackets, so authors need not count colons (MyST's longer-outer-fence style works too);
 - ``$...$`` / ``$$...$$`` math (dollarmath), ``{role}`text``` (myst_role);
+- ``{{ name }}`` in running text: a ``figure`` token (read before any other inline syntax, so
+  nothing inside the braces is emphasis or a link), given its value after parsing
+  (passes/figures.py); inside math, code and directive options the reference stays text;
 - raw HTML is off: anything that looks like a tag is text, escaped on output.
 """
 
@@ -13,6 +16,7 @@ from functools import lru_cache
 
 from markdown_it import MarkdownIt
 from markdown_it.rules_block import StateBlock
+from markdown_it.rules_inline import StateInline
 from markdown_it.token import Token
 from mdit_py_plugins.colon_fence import colon_fence_plugin
 from mdit_py_plugins.dollarmath import dollarmath_plugin
@@ -80,6 +84,26 @@ def nested_colon_fence(state: StateBlock, start_line: int, end_line: int, silent
     return True
 
 
+def figure_reference(state: StateInline, silent: bool) -> bool:
+    """``{{ name }}`` on one line -> a ``figure`` token (content: what the braces hold, markup:
+    the reference as written, meta["pos"]: where it starts in the inline source). Like
+    mdit_py_plugins' substitution rule, inline only: a line that is just a reference stays a
+    paragraph."""
+    src, pos = state.src, state.pos
+    if not src.startswith("{{", pos):
+        return False
+    end = src.find("}}", pos + 2)
+    if end < 0 or "\n" in src[pos:end]:
+        return False
+    if not silent:
+        token = state.push("figure", "", 0)
+        token.content = src[pos + 2 : end]
+        token.markup = src[pos : end + 2]
+        token.meta = {"pos": pos}
+    state.pos = end + 2
+    return True
+
+
 @lru_cache(maxsize=1)
 def markdown() -> MarkdownIt:
     """The one configured parser (built once; parsing is re-entrant)."""
@@ -93,6 +117,7 @@ def markdown() -> MarkdownIt:
     )
     md.use(dollarmath_plugin, allow_labels=False, allow_digits=False, double_inline=True)
     md.use(myst_role_plugin)
+    md.inline.ruler.before("escape", "figure", figure_reference)
     return md
 
 

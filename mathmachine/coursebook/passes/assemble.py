@@ -1,9 +1,10 @@
 """The pipeline, stage by stage, and the assembly of a CompiledUnit.
 
     load (unit.toml, figures) -> lint hand-typed decimals (on the source as written)
-    -> substitute figures (variant blocks from their functions) -> parse (markdown-it)
-    -> directives -> structure -> roles -> math (LaTeX -> MathML, per token, so errors keep
-    their lines) -> render -> the rules on printed answers -> assemble
+    -> the figures' scope (variant blocks from their functions) -> parse (markdown-it, the
+    {{ name }} references in place) -> directives (their options take their figures) ->
+    figures (into the tokens: text, or math) -> structure -> roles -> math (LaTeX -> MathML,
+    per token, so errors keep their lines) -> render -> the rules on printed answers -> assemble
 
 Errors of every stage are collected per file, so one run reports all of them.
 """
@@ -20,13 +21,14 @@ from ..parse import parse
 from .answers import check_printed_answers
 from .context import SectionContext, SectionRef, UnitContext
 from .directives import expand
+from .figures import place_figures
 from .lint import lint_decimals
 from .load import SectionEntry, UnitSource, load_figures, read_unit
 from .math import convert_math
 from .render import render_section
 from .roles import resolve_roles
 from .structure import check_headings, check_summary, check_title, check_try_boxes
-from .variants import DEFAULT_SEED, VariantFunction, substitute_variants
+from .variants import DEFAULT_SEED, VariantFunction, variant_scope
 
 
 @dataclass
@@ -54,15 +56,16 @@ def compile_markdown(
     ctx = SectionContext(unit=unit, path=path, number=number, title=title)
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     ctx.errors.extend(lint_decimals(text, path, unit.figures))
-    text, ctx.variant_blocks, errors = substitute_variants(
+    ctx.figure_scope, ctx.variant_blocks, errors = variant_scope(
         text, path, unit.figures, unit.variants, seed
     )
     ctx.errors.extend(errors)
-    ctx.text = text
+    ctx.text = ctx.figure_scope.substitute_lines(text)
     tokens = parse(text)
     if whole_section:
         tokens = check_title(tokens, ctx)
     tokens = expand(tokens, ctx)
+    place_figures(tokens, ctx)
     check_try_boxes(ctx)
     check_headings(tokens, ctx)
     if whole_section:

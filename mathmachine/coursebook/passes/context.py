@@ -11,6 +11,7 @@ from markdown_it.token import Token
 
 from ..errors import CompileError, display_path
 from ..model import CheckDef, Variant, WidgetUse
+from .scope import FigureScope
 
 
 @dataclass(frozen=True)
@@ -59,7 +60,10 @@ class SectionContext:
     styles: list[str] = field(default_factory=list)
     # The variant blocks of the section, by the line of their opening fence (passes/variants).
     variant_blocks: dict[int, Variant] = field(default_factory=dict)
-    # The section's text after figures were substituted (for the rules on printed answers).
+    # Which figures each line takes (the unit's; a variant block's its function's for the seed).
+    figure_scope: FigureScope = field(default_factory=lambda: FigureScope({}))
+    # The section's text with its figures in place, line by line (for the rules on printed
+    # answers, which name the line that prints a figure).
     text: str = ""
     try_boxes: list[tuple[int, bool]] = field(default_factory=list)  # (line, has a {nojs} part)
 

@@ -14,6 +14,7 @@ from ..errors import (
     DirectiveOptionError,
     DirectiveStructureError,
     UnknownDirectiveError,
+    UnknownFigureError,
     suggest,
 )
 from ..parse import parse
@@ -40,6 +41,13 @@ def read_call(tok: Token, ctx: SectionContext) -> DirectiveCall | None:
         )
         return None
     name, argument = m.group(1), m.group(2).strip()
+
+    def figure_error(at: int, message: str) -> None:
+        ctx.error(UnknownFigureError, at, message)
+
+    # The argument and option values take their figures as text (:answer: {{ key }}); the
+    # body is parsed with its references in place, like the section (passes/figures.py).
+    argument = ctx.figure_scope.substitute(argument, line, figure_error)
     if tok.type == "colon_fence" and tok.meta.get("closed") is False:
         ctx.error(
             DirectiveStructureError,
@@ -59,7 +67,7 @@ def read_call(tok: Token, ctx: SectionContext) -> DirectiveCall | None:
         key, value = om.group(1), (om.group(2) or "").strip()
         if key in options:
             ctx.error(DirectiveOptionError, line + 1 + i, f"option :{key}: is given twice")
-        options[key] = value
+        options[key] = ctx.figure_scope.substitute(value, line + 1 + i, figure_error)
         option_lines[key] = line + 1 + i
         i += 1
     if i < len(lines) and not lines[i].strip():

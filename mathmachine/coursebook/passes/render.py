@@ -48,6 +48,11 @@ class _HTML(RendererHTML):
         content = tokens[idx].content
         return text_html(content[len(_glued(tokens, idx)) :])  # math_inline wrote those
 
+    def figure(self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType) -> str:
+        # passes/figures.py gives every reference its value; one it could not is shown as
+        # written (the compile has failed with an error at its line then).
+        return text_html(tokens[idx].markup)
+
     def heading_open(
         self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType
     ) -> str:

@@ -3,9 +3,10 @@ function NAME of the unit's figures (``VARIANTS`` in a section module), called w
 
     def soft_weights(seed: int) -> dict[str, str]     # name -> text as printed, by the engine
 
-The block (from its opening fence to its closing one) is substituted with that function's
-figures for the seed, the rest of the section with the unit's figures(). The block's source is
-kept in the compiled check (model.Variant), so the web layer can compile it again for any seed
+The block (from its opening fence to its closing one) takes that function's figures for the
+seed, the rest of the section the unit's figures() (a FigureScope, which passes/figures.py and
+the directives' options read). The block's source is kept in the compiled check
+(model.Variant), so the web layer can compile it again for any seed
 (mathmachine.coursebook.variants): statement, key, mistakes, hints and solution recomputed.
 """
 
@@ -17,8 +18,8 @@ from pathlib import Path
 
 from ..errors import CompileError, DirectiveOptionError, FiguresError, suggest
 from ..model import Variant
-from .figures import substitute
 from .load import FIGURE_NAME
+from .scope import FigureScope
 
 DEFAULT_SEED = 1  # the variant compiled into the unit (and printed when no seed is asked for)
 MAX_SEED = 999_999
@@ -80,24 +81,20 @@ def variant_figures(
     return (values if not errors else {}), errors
 
 
-def substitute_variants(
+def variant_scope(
     text: str,
     path: Path,
     figures: dict[str, str],
     functions: dict[str, VariantFunction],
     seed: int,
-) -> tuple[str, dict[int, Variant], list[CompileError]]:
-    """The section text with every figure substituted, the variant blocks from their functions
-    at ``seed``; the blocks found (by opening line) and the errors."""
+) -> tuple[FigureScope, dict[int, Variant], list[CompileError]]:
+    """Which figures each line of the section takes (the variant blocks their functions' at
+    ``seed``), the blocks found (by opening line) and the errors."""
     lines = text.split("\n")
-    blocks = find_blocks(lines)
+    scope = FigureScope(figures)
     errors: list[CompileError] = []
     found: dict[int, Variant] = {}
-    skip = frozenset(n for first, last, _, _ in blocks for n in range(first, last + 1))
-    out, errs = substitute(text, path, figures, skip=skip)
-    errors.extend(errs)
-    out_lines = out.split("\n")
-    for first, last, name, at in blocks:
+    for first, last, name, at in find_blocks(lines):
         function = functions.get(name)
         if function is None:
             close = suggest(name, functions)
@@ -108,19 +105,17 @@ def substitute_variants(
                     path, at, f"unknown variant {name!r}{hint}: the figures' VARIANTS has {known}"
                 )
             )
+            scope.regions.append((first, last, None, name))
             continue
         values, errs = variant_figures(function, name, seed, path, at)
         errors.extend(errs)
-        if errs:
+        if errs:  # its references are not reported too: the function's error says what is wrong
+            scope.regions.append((first, last, None, name))
             continue
         block = "\n".join(lines[first - 1 : last])
-        done, errs = substitute(
-            block, path, values, first_line=first, owner=f"the variant {name}({seed})"
-        )
-        errors.extend(errs)
-        out_lines[first - 1 : last] = done.split("\n")
         found[first] = Variant(function=name, source=block, line=first, seed=seed)
-    return "\n".join(out_lines), found, errors
+        scope.regions.append((first, last, values, f"the variant {name}({seed})"))
+    return scope, found, errors
 
 
 def parse_seed(text: object) -> int | None:
