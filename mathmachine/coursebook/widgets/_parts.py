@@ -258,19 +258,28 @@ def slider(
     hi: float,
     step: float,
     shown: str | None = None,
-    **attributes: Any,
+    help: kit.Child = None,
+    valuetext: str | None = None,
+    js: bool = False,
+    class_: str = "",
 ) -> kit.HTML:
-    """A labelled range input (data-target `name`) with its value beside it (an <output>,
-    data-target `name`-value; ``shown`` is its text, by default the value to one decimal)."""
+    """A labelled range input (data-target `name`, id ``uid-name``) with its value beside it (an
+    <output>, data-target `name`-value; ``shown`` is its text, by default the value to one
+    decimal), a ``help`` line under it that describes it, and its first ``valuetext`` (what a
+    screen reader says; the script keeps it up to date). ``js=True``: only the live widget shows
+    it."""
     ident = f"{uid}-{name}"
     return h(
         "div",
         h("label", label, for_=ident),
         h("input", type="range", id=ident, target=name, min=f"{lo:g}", max=f"{hi:g}",
-          step=f"{step:g}", value=f"{value:g}", **attributes),
+          step=f"{step:g}", value=f"{value:g}", aria_valuetext=valuetext,
+          aria_describedby=f"{ident}-help" if help is not None else None),
         h("output", printing.dec(value, 1) if shown is None else shown, for_=ident,
           target=f"{name}-value"),
-        class_="wk-slider",
+        None if help is None else h("p", help, class_="wk-note wk-slider-help", id=f"{ident}-help"),
+        class_=f"wk-slider {class_}".strip(),
+        js=js or None,
     )  # fmt: skip
 
 

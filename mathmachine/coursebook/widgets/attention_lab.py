@@ -311,8 +311,7 @@ def _live(uid: str) -> kit.HTML:
           aria_expanded="false", aria_controls=f"{uid}-grid"),
         h("button", "Share link", type="button", class_="wk-button", target="share"),
         h("button", "Save map as SVG", type="button", class_="wk-button", target="export"),
-        h("label", h("input", type="checkbox", role="switch", id=f"{uid}-toy", target="toy"),
-          h("span", "toy model (§3's weights)"), class_="wk-switch"),
+        parts.switch(uid, "toy", "toy model (§3's weights)"),
         class_="al-tools",
     )  # fmt: skip
     return h(

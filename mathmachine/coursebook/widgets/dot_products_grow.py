@@ -150,18 +150,9 @@ def render(opts: dict[str, Any], ctx: WidgetContext) -> str:
 def _controls(uid: str, dims: list[int], at: int) -> kit.HTML:
     return h(
         "div",
-        h(
-            "div",
-            h("label", "d", for_=f"{uid}-d"),
-            h("input", type="range", id=f"{uid}-d", target="d", min="0", max=str(len(dims) - 1),
-              step="1", value=str(at), aria_valuetext=f"d = {dims[at]}",
-              aria_describedby=f"{uid}-d-help"),
-            h("output", str(dims[at]), for_=f"{uid}-d", target="d-value"),
-            h("p", f"the length of q and k: {', '.join(str(x) for x in dims)}",
-              class_="wk-note dg-help",
-              id=f"{uid}-d-help"),
-            class_="wk-slider",
-        ),
+        parts.slider(uid, "d", "d", value=at, lo=0, hi=len(dims) - 1, step=1,
+                     shown=str(dims[at]), valuetext=f"d = {dims[at]}",
+                     help=f"the length of q and k: {', '.join(str(x) for x in dims)}"),
         h("div", h("button", "draw again", type="button", class_="wk-button", target="redraw"),
           h("span", "", class_="wk-note", target="draw-note"), class_="wk-toolbar"),
         class_="dg-controls",

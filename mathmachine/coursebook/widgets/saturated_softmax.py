@@ -31,6 +31,8 @@ NAME = "saturated-softmax"
 MODULE = "widgets/scaling-math.js"
 NEEDS = ("words", "scores", "scale_default", "scale_max", "scale_step", "scale_big")
 TABLE_SPREADS = (0.0, 1.0, 2.0, 4.0, 8.0, 16.0)
+#: A slope entry's shade: by its size, from 0 to the largest any entry can be, 1/4.
+SLOPE = parts.Scale(0.0, 0.25, "linear", magnitude=True)
 
 h = kit.h
 
@@ -68,13 +70,14 @@ def golden(opts: dict[str, Any], ctx: WidgetContext) -> list[Golden]:
         g.case("slopeSize", row, out=slope_size(row))
         if size > 0:
             g.case("timesSmaller", reference, size, out=reference / size)
+            g.case("timesSmaller", size, reference, out=size / reference)
     return [g, m]
 
 
 @register(
     NAME,
     scripts=("widgets/saturated-softmax.js",),
-    styles=("widgets/controls.css", "widgets/saturated-softmax.css"),
+    styles=("widgets/controls.css", "widgets/plots.css", "widgets/saturated-softmax.css"),
     options=(option.example(default="saturation", needs=NEEDS),),
     control="spread",
     golden=golden,
@@ -90,6 +93,7 @@ def render(opts: dict[str, Any], ctx: WidgetContext) -> str:
         "scores": s.tolist(),
         "spread": {"value": c, "max": float(ex["scale_max"]), "step": float(ex["scale_step"])},
         "reference": slope_size(float(ex["scale_default"]) * s),
+        "shade": SLOPE.as_json(),
     }
     return kit.element(
         NAME,
@@ -105,17 +109,9 @@ def render(opts: dict[str, Any], ctx: WidgetContext) -> str:
 
 
 def _controls(uid: str, ex: dict[str, Any], c: float) -> kit.HTML:
-    return h(
-        "div",
-        h("label", "spread", for_=f"{uid}-spread"),
-        h("input", type="range", id=f"{uid}-spread", target="spread", min="0",
-          max=f"{ex['scale_max']:g}", step=f"{ex['scale_step']:g}", value=f"{c:g}",
-          aria_describedby=f"{uid}-spread-help"),
-        h("output", f"{c:.1f}", for_=f"{uid}-spread", target="spread-value"),
-        h("p", "multiplies every score of the row", class_="wk-note ss-help",
-          id=f"{uid}-spread-help"),
-        class_="wk-slider ss-slider",
-        js=True,
+    return parts.slider(
+        uid, "spread", "spread", value=c, lo=0, hi=float(ex["scale_max"]),
+        step=float(ex["scale_step"]), help="multiplies every score of the row", js=True,
     )  # fmt: skip
 
 
@@ -141,32 +137,19 @@ def _weights(
     )
 
 
-def _shade(v: float) -> str:
-    """A slope entry's class by its size: ss-j0 (≈ 0) … ss-j5 (the largest possible, 1/4)."""
-    return f"ss-j{min(5, round(abs(v) / 0.25 * 5))}"
-
-
 def _slope(uid: str, ex: dict[str, Any], J: NDArray[np.float64], size: float, c: float) -> kit.HTML:
+    """The slope grid, a heat map in table form: each entry shaded by its size on the kit's
+    palette (SLOPE: 0 to the largest possible, 1/4)."""
     words = ex["words"]
-    rows = [
-        (f"weight of {wi}",
-         [kit.cell(dec(J[i, j]), class_=_shade(J[i, j]), target="slope")
-          for j in range(len(words))])
-        for i, wi in enumerate(words)
-    ]  # fmt: skip
     return kit.join(
         [
-            parts.scroll_box(
-                kit.table(
-                    caption=kit.join(["The softmax's slope: how much each weight (row) moves "
-                        "when one score (column) moves up a little, α", h("sub", "i"), "(δ",
-                        h("sub", "ij"), " − α", h("sub", "j"), ")."]),
-                    columns=["", *[f"score of {wj}" for wj in words]],
-                    rows=rows,
-                    class_="wk-table ss-slope",
-                    id=f"{uid}-slope",
-                ),
-                "the slope, as a table",
+            parts.matrix_table(
+                J, rows=[f"weight of {w}" for w in words], cols=[f"score of {w}" for w in words],
+                caption=kit.join(["The softmax's slope: how much each weight (row) moves "
+                    "when one score (column) moves up a little, α", h("sub", "i"), "(δ",
+                    h("sub", "ij"), " − α", h("sub", "j"), ")."]),
+                shade=SLOPE, cell=lambda i, j, v: {"target": "slope"},
+                label="the slope, as a table", class_="ss-slope", id=f"{uid}-slope",
             ),
             h(
                 "p",

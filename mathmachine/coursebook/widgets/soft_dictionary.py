@@ -195,30 +195,16 @@ def _plane(
     )
 
 
-def _slider(uid: str, name: str, label: str, value: float, lo: float, hi: float) -> kit.HTML:
-    return h(
-        "div",
-        h("label", label, for_=f"{uid}-{name}"),
-        h("input", type="range", id=f"{uid}-{name}", target=name, min=f"{lo:g}", max=f"{hi:g}",
-          step=f"{STEP:g}", value=f"{value:g}"),
-        h("output", f"{value:.1f}", for_=f"{uid}-{name}", target=f"{name}-value"),
-        class_="wk-slider",
-    )  # fmt: skip
-
-
 def _controls(uid: str, ex: dict[str, Any], q: list[float], beta: float, r: float) -> kit.HTML:
     hot, sweet = ex["axes"]
     return h(
         "div",
-        _slider(uid, "x", f"query: {hot}", q[0], -r, r),
-        _slider(uid, "y", f"query: {sweet}", q[1], -r, r),
-        _slider(uid, "beta", "sharpness β", beta, 0.0, float(ex["beta_max"])),
-        h(
-            "label",
-            h("input", type="checkbox", role="switch", id=f"{uid}-hard", target="hard"),
-            h("span", "hard lookup"),
-            class_="wk-switch",
+        parts.slider(uid, "x", f"query: {hot}", value=q[0], lo=-r, hi=r, step=STEP),
+        parts.slider(uid, "y", f"query: {sweet}", value=q[1], lo=-r, hi=r, step=STEP),
+        parts.slider(
+            uid, "beta", "sharpness β", value=beta, lo=0, hi=float(ex["beta_max"]), step=STEP
         ),
+        parts.switch(uid, "hard", "hard lookup"),
         class_="sd-controls",
         js=True,
     )

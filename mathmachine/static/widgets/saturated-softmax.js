@@ -11,6 +11,7 @@ import {WidgetElement, write} from './kit.js';
 import {scale, softmax} from './math.js';
 import {count, dec} from './printing.js';
 import {jacobian, largest, timesSmaller} from './scaling-math.js';
+import {shadeCell} from './heatmap.js';
 
 export class SaturatedSoftmaxElement extends WidgetElement {
   #c = 1
@@ -51,7 +52,7 @@ export class SaturatedSoftmaxElement extends WidgetElement {
     this.targets('slope').forEach((td, k) => {
       const v = slope[Math.floor(k / n)][k % n]
       write(td, dec(v))
-      td.className = `ss-j${Math.min(5, Math.round((Math.abs(v) / 0.25) * 5))}`
+      shadeCell(td, v, this.state.shade)
     })
     write(this.target('spread-value'), dec(c, 1))
     const top = weights.indexOf(Math.max(...weights))
@@ -69,7 +70,7 @@ export class SaturatedSoftmaxElement extends WidgetElement {
         ? ''
         : ratio >= 1
           ? ` (${ratio < 10 ? dec(ratio, 1) : count(Math.round(ratio), {indian: true})} times smaller than at spread ${this.state.spread.value})`
-          : ` (${dec(1 / ratio, 2)} times the size at spread ${this.state.spread.value})`,
+          : ` (${dec(timesSmaller(size, ref), 2)} times the size at spread ${this.state.spread.value})`,
     )
     this.show(`${this.state.words[top]} takes ${dec(weights[top])} of the weight`)
     this.emit('update', {spread: c, weights, slope, size})
