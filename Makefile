@@ -88,7 +88,9 @@ lint: install
 	.venv/bin/ruff check .
 	.venv/bin/ruff format --check .
 	.venv/bin/mypy mathmachine/engine mathmachine/coursebook mathmachine/learning \
-	  mathmachine/billing/services.py mathmachine/billing/selectors.py mathmachine/accounts
+	  mathmachine/billing/services.py mathmachine/billing/selectors.py mathmachine/accounts \
+	  mathmachine/units.py
+	PYTHONPATH=. .venv/bin/lint-imports --no-cache
 
 format: install
 	.venv/bin/ruff format .

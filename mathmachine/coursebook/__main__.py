@@ -19,6 +19,7 @@ from pathlib import Path
 
 from . import cache
 from .errors import CompileError, CompileErrors
+from .golden import write as write_golden
 from .keys import key_changes, write_keys
 from .passes.assemble import compile_unit
 
@@ -123,11 +124,9 @@ def build(root: str | None, cache_dir: str | None) -> int:
 
 
 def golden(root: str | None, out: str | None, check_only: bool) -> int:
-    from .widgets import _golden
-
     folder = Path(out) if out else cache.REPO_ROOT / "tests" / "golden"
     try:
-        stale = _golden.write(folder, check=check_only, root=root)
+        stale = write_golden(folder, check=check_only, root=root)
     except CompileError as exc:
         for e in _errors(exc):
             print(e.format())

@@ -35,7 +35,8 @@ from pathlib import Path
 from .errors import CompileError
 from .model import CompiledUnit, UnitInfo
 from .passes import assemble
-from .passes.load import UNIT_FILE, read_unit_header
+from .passes.load import UNIT_FILE, read_unit_header, scan_units
+from .passes.load import unit_folders as unit_folders  # callers find the units through the cache
 
 PACKAGE_DIR = Path(__file__).resolve().parent
 REPO_ROOT = PACKAGE_DIR.parents[1]
@@ -57,26 +58,6 @@ def content_root(root: str | os.PathLike[str] | None = None) -> Path:
 
 def cache_path(path: str | os.PathLike[str] | None = None) -> Path:
     return Path(path or os.environ.get("MATHMACHINE_CACHE_DIR") or DEFAULT_CACHE_DIR)
-
-
-def unit_folders(root: Path) -> list[Path]:
-    if not root.is_dir():
-        return []
-    return sorted(p for p in root.iterdir() if (p / UNIT_FILE).is_file())
-
-
-def scan_units(root: Path, *, strict: bool = False) -> list[UnitInfo]:
-    """Every unit under root, by number. strict: raise on an unreadable unit.toml."""
-    infos = []
-    for folder in unit_folders(root):
-        try:
-            number, slug, title, subtitle = read_unit_header(folder)
-        except CompileError:
-            if strict:
-                raise
-            continue
-        infos.append(UnitInfo(number, slug, title.strip(), subtitle.strip(), str(folder)))
-    return sorted(infos, key=lambda u: u.number)
 
 
 def catalog(*, root: str | os.PathLike[str] | None = None, watch: bool = True) -> list[UnitInfo]:

@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from mathmachine.coursebook import CompileErrors, compile_unit
+from mathmachine.coursebook.golden import collect
 from mathmachine.coursebook.keys import current_keys
-from mathmachine.coursebook.widgets._golden import collect
 
 from .conftest import FIXTURES
 from .test_widget_conformance import widget_uses

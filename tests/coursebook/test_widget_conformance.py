@@ -25,8 +25,8 @@ from pathlib import Path
 import pytest
 
 from mathmachine.coursebook import cache, widgets
+from mathmachine.coursebook.golden import collect
 from mathmachine.coursebook.model import CompiledSection, CompiledUnit, WidgetUse
-from mathmachine.coursebook.widgets._golden import collect
 
 STATIC = Path(widgets.__file__).resolve().parents[2] / "static"
 IMPORT = re.compile(r"""^\s*import\s[^;]*?\bfrom\s*['"](\.{1,2}/[^'"]+)['"]""", re.M | re.S)

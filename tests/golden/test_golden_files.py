@@ -13,7 +13,8 @@ import pytest
 
 from mathmachine.coursebook import widgets
 from mathmachine.coursebook.__main__ import main
-from mathmachine.coursebook.widgets._golden import collect, difference, golden_files
+from mathmachine.coursebook.golden import collect, golden_files
+from mathmachine.coursebook.widgets._golden import difference
 from mathmachine.engine import alignment_map, softmax
 
 HERE = Path(__file__).parent

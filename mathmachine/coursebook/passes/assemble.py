@@ -23,7 +23,7 @@ from .context import SectionContext, SectionRef, UnitContext
 from .directives import expand
 from .figures import place_figures
 from .lint import lint_decimals
-from .load import SectionEntry, UnitSource, load_figures, read_unit
+from .load import SectionEntry, UnitSource, load_figures, read_unit, scan_units
 from .math import convert_math
 from .render import render_section
 from .roles import resolve_roles
@@ -218,8 +218,6 @@ def compile_unit(
     source = read_unit(folder)
     figures = load_figures(folder, source.number)
     if known_units is None:
-        from ..cache import scan_units
-
         known_units = {info.number: info.slug for info in scan_units(folder.parent)}
     unit = _unit_context(source, figures.values, figures.examples, known_units, figures.variants)
     errors: list[CompileError] = []

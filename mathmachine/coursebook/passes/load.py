@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import CompileError, CompileErrors, FiguresError, SectionFileError, UnitFileError
+from ..model import UnitInfo
 
 UNIT_FILE = "unit.toml"
 FIGURES_FILE = "figures.py"
@@ -306,6 +307,27 @@ def read_unit_header(folder: Path) -> tuple[int, str, str, str]:
         )
     except (KeyError, TypeError, ValueError) as exc:
         raise CompileErrors([UnitFileError(path, 1, f"unit.toml lacks {exc}")]) from None
+
+
+def unit_folders(root: Path) -> list[Path]:
+    """The folders under a content root that hold a unit.toml, by name."""
+    if not root.is_dir():
+        return []
+    return sorted(p for p in root.iterdir() if (p / UNIT_FILE).is_file())
+
+
+def scan_units(root: Path, *, strict: bool = False) -> list[UnitInfo]:
+    """Every unit under root, by number. strict: raise on an unreadable unit.toml."""
+    infos = []
+    for folder in unit_folders(root):
+        try:
+            number, slug, title, subtitle = read_unit_header(folder)
+        except CompileError:
+            if strict:
+                raise
+            continue
+        infos.append(UnitInfo(number, slug, title.strip(), subtitle.strip(), str(folder)))
+    return sorted(infos, key=lambda u: u.number)
 
 
 def _error_line(exc: BaseException, root: Path) -> tuple[Path, int]:

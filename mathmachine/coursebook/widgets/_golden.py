@@ -9,9 +9,9 @@ a call of one function its client module exports, with the engine's answer::
         g.case("softmax", [0.0, 0.5, 2.0], out=engine.softmax(np.array([0.0, 0.5, 2.0])))
         return g
 
-The registry collects them for every use of the widget in every unit (so the vectors are the
-numbers the learner meets) and writes one file per widget, plus math.json for the kit's shared
-math.js (MATH below):
+``mathmachine.coursebook.golden`` collects them for every use of the widget in every unit (so the
+vectors are the numbers the learner meets) and writes one file per widget, plus math.json for
+the kit's shared math.js (MATH below):
 
     python -m mathmachine.coursebook golden            # (re)write tests/golden/*.json
     python -m mathmachine.coursebook golden --check    # exit 1 if a committed file is stale
@@ -29,7 +29,6 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -44,7 +43,9 @@ __all__ = [
     "TOLERANCE",
     "Golden",
     "difference",
-    "golden_files",
+    "dump",
+    "layer_cases",
+    "mask_cases",
     "math_cases",
     "parts_cases",
     "printing_cases",
@@ -322,58 +323,6 @@ def parts_cases() -> list[Golden]:
     return [g, p]
 
 
-def collect(root: str | Path | None = None) -> dict[str, list[dict[str, Any]]]:
-    """Widget name -> its golden groups, over every use in every unit of the content root."""
-    from .. import cache
-    from ..passes.load import load_figures
-    from . import WidgetContext, get
-
-    out: dict[str, list[dict[str, Any]]] = {}
-    for folder in cache.unit_folders(cache.content_root(root)):
-        unit = cache.build_unit(folder).with_drafts()  # a draft's widgets are tested too
-        figures = load_figures(folder, unit.number)
-        for section in unit.sections:
-            for use in section.widgets:
-                spec = get(use.name)
-                if spec is None or spec.golden is None:
-                    continue
-                ctx = WidgetContext(
-                    examples=figures.examples,
-                    figures=figures.values,
-                    unit_slug=unit.slug,
-                    source=section.source,
-                    id=use.id,
-                    section=section.number,
-                )
-                groups = spec.golden(spec.parse(dict(use.options), ctx), ctx)
-                if isinstance(groups, Golden):
-                    groups = [groups]
-                where = f"{unit.slug} §{section.number} #{use.id}"
-                out.setdefault(use.name, []).extend(g.as_json(where) for g in groups)
-    return out
-
-
-def golden_files(root: str | Path | None = None) -> dict[str, str]:
-    """File name -> exact text of every golden file (deterministic)."""
-    about = (
-        "Written by `python -m mathmachine.coursebook golden` from mathmachine.engine; do not "
-        "edit. Each case calls the module's export fn(...args); the result must equal out (floats "
-        "to the tolerance, text exactly)."
-    )
-    files = {
-        "math.json": {"about": about, "tolerance": TOLERANCE,
-                      "groups": [g.as_json("kit") for g in (math_cases(), layer_cases(),
-                                                            mask_cases())]},
-        "printing.json": {"about": about, "tolerance": TOLERANCE,
-                          "groups": [printing_cases().as_json("kit")]},
-        "parts.json": {"about": about, "tolerance": TOLERANCE,
-                       "groups": [g.as_json("kit") for g in parts_cases()]},
-    }  # fmt: skip
-    for name, groups in sorted(collect(root).items()):
-        files[f"{name}.json"] = {"about": about, "tolerance": TOLERANCE, "groups": groups}
-    return {name: dump(data) + "\n" for name, data in files.items()}
-
-
 def difference(committed: Any, written: Any, where: str = "") -> str | None:
     """Where two golden files (parsed JSON) differ, or None: the same structure, keys in the same
     order, the same text and integers, floats within STALE_RTOL of each other."""
@@ -400,38 +349,6 @@ def difference(committed: Any, written: Any, where: str = "") -> str | None:
                 return found
         return None
     return None if committed == written else f"{where}: {committed!r} != {written!r}"
-
-
-def _same_file(path: Path, text: str) -> bool:
-    """Whether the file at `path` already holds `text`'s figures (within STALE_RTOL)."""
-    try:
-        committed = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return False
-    return difference(committed, json.loads(text)) is None
-
-
-def write(out: Path, *, check: bool, root: str | Path | None = None) -> list[Path]:
-    """Write the files into `out` (or, with check, write nothing); returns the stale ones. A file
-    that already equals the new one within STALE_RTOL is left alone (not rewritten by one bit)."""
-    stale: list[Path] = []
-    files = golden_files(root)
-    for name, text in files.items():
-        path = out / name
-        if _same_file(path, text):
-            continue
-        if check:
-            stale.append(path)
-            continue
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-    extra = sorted(p for p in out.glob("*.json") if p.name not in files) if out.is_dir() else []
-    if check:
-        stale.extend(extra)
-    else:
-        for path in extra:  # a widget that no longer recomputes (or exists) leaves no file behind
-            path.unlink()
-    return stale
 
 
 def dump(obj: Any, indent: str = "") -> str:
