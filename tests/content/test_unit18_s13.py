@@ -142,3 +142,14 @@ def test_the_widgets_data_is_the_histories() -> None:
     assert where["I drink tea"] == "training" and where["the girl writes stories"] == "held out"
     assert where["tea drink I"] == "not in the corpus"
     assert len(walk["english_words"]) == 44
+
+
+def test_the_ablations_verb_rows() -> None:
+    for name in ("no-layernorm", "no-positions"):
+        h = json.loads((ABLATIONS / f"{name}.json").read_text(encoding="utf-8"))
+        verb = np.asarray(h["checkpoints"][-1]["sentences"][0]["cross_attention"][2])
+        assert F[f"tt_ab_{name.replace('-', '_')}_peeta"] == row_of(verb)
+    # without LayerNorm the verb's row hardly looks at "drink", yet the verb is written right
+    h = json.loads((ABLATIONS / "no-layernorm.json").read_text(encoding="utf-8"))
+    last = h["checkpoints"][-1]["sentences"][0]
+    assert last["cross_attention"][2][1] < 0.1 and last["greedy_output"][2] == "पीता"

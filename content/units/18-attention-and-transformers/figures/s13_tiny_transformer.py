@@ -337,6 +337,11 @@ def figures() -> dict[str, str]:
     f["tt_ab_noln_mistake_en"] = no_ln[0]["english"]
     f["tt_ab_noln_mistake_written"] = no_ln[0]["written"]
     f["tt_ab_noln_mistake_right"] = no_ln[0]["expected"]
+    # the maps of the ablations at the end, for "I drink tea": the verb's row
+    for name in ("no-layernorm", "no-positions"):
+        cps = ablations.committed(name)["checkpoints"]
+        verb_row = np.asarray(cps[-1]["sentences"][0]["cross_attention"][2])
+        f[f"tt_ab_{name.replace('-', '_')}_peeta"] = row(verb_row)
     order = ablations.committed("no-positions")["order_test"]
     if order[0]["written"] != order[1]["written"]:
         raise AssertionError("without positions the backwards sentence must read the same")
