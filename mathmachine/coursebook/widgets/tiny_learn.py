@@ -44,7 +44,7 @@ def _pct(x: float) -> str:
     return f"{p:.0f}%" if abs(p - round(p)) < 1e-9 else f"{p:.1f}%"
 
 
-def _curve(run: dict[str, Any], steps: list[int]) -> dict[str, list[float]]:
+def _curve(run: dict[str, Any], steps: list[int]) -> dict[str, list[Any]]:
     """The loss at every CURVE_EVERY-th step, the first and the saved steps (x = the step)."""
     by_step = {int(s): float(v) for s, v in run["curve"]}
     keep = sorted(
