@@ -89,7 +89,7 @@ lint: install
 	.venv/bin/ruff format --check .
 	.venv/bin/mypy mathmachine/engine mathmachine/coursebook mathmachine/learning \
 	  mathmachine/billing/services.py mathmachine/billing/selectors.py mathmachine/accounts \
-	  mathmachine/units.py
+	  mathmachine/units.py mathmachine/prepared.py
 	PYTHONPATH=. .venv/bin/lint-imports --no-cache
 
 format: install

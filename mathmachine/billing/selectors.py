@@ -16,14 +16,14 @@ from typing import Any, TypeAlias, cast
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.core.exceptions import ValidationError
-from django.db import connections, router
-from django.db.models import Count, Exists, Model, Q, QuerySet, Sum
+from django.db.models import Count, Exists, Q, QuerySet, Sum
 from django.db.models.functions import TruncDate
 from django.http import Http404
 from django.utils import timezone
 
 from mathmachine import printing, units
 from mathmachine.coursebook.model import CompiledUnit
+from mathmachine.prepared import Prepared
 
 from .models import PAID_UNITS_PROMISED, Entitlement, Order, Product, Refund
 
@@ -36,57 +36,16 @@ REFUND_WINDOW = timedelta(days=7)
 # The products, as every page quotes them ----------------------------------------------------
 #
 # The unlock offer (prices; which paid units the bundle covers today) is on the unit page, every
-# locked page and the end of the free preview, and the gate asks which products open a unit.
-# Both are computed from the products' rows and kept in the process until the rows change: a
-# page pays one small query for the rows (its SQL compiled once per process) and compares them
-# with the kept ones. So a price changed in the admin, by another process or by a plain UPDATE
-# shows on the next page, and nothing is recomputed while nothing changed.
-
-
-class _CompiledRead:
-    """A read whose SQL the ORM writes once per process and database, then run with each call's
-    values: building a queryset costs Django a few tenths of a millisecond every time, several
-    times what running one of these small queries costs. ``make`` builds the queryset from its
-    parameters; it is compiled with distinct stand-in values (in range of their fields: Django
-    drops a comparison with an impossible value), each of which must come back exactly once
-    among the SQL's parameters (checked), where the call's own value then takes its place. The
-    query's other parameters (its constants) stay as compiled."""
-
-    def __init__(self, model: type[Model], make: Any, *stand_ins: int) -> None:
-        self.model = model
-        self.make = make
-        self.stand_ins = stand_ins
-        self._sql: dict[str, tuple[str, tuple[tuple[bool, Any], ...]]] = {}
-
-    def _compiled(self, alias: str) -> tuple[str, tuple[tuple[bool, Any], ...]]:
-        if alias not in self._sql:
-            query = self.make(*self.stand_ins).query
-            sql, params = query.get_compiler(using=alias).as_sql()
-            slots = tuple(
-                (True, self.stand_ins.index(p))
-                if type(p) is int and p in self.stand_ins
-                else (False, p)
-                for p in params
-            )
-            if sorted(i for is_value, i in slots if is_value) != list(range(len(self.stand_ins))):
-                raise ValueError(f"the stand-ins {self.stand_ins!r} are not all in {params!r}")
-            self._sql[alias] = (str(sql), slots)
-        return self._sql[alias]
-
-    def rows(self, *values: Any) -> list[tuple[Any, ...]]:
-        alias = router.db_for_read(self.model)
-        sql, slots = self._compiled(alias)
-        params = [values[p] if is_value else p for is_value, p in slots]
-        with connections[alias].cursor() as cursor:
-            cursor.execute(sql, params)
-            return list(cursor.fetchall())
+# locked page and the end of the free preview. It is computed from the products' rows and kept
+# in the process until the rows change: a page pays one small query for the rows (its SQL
+# compiled once per process: mathmachine/prepared.py) and compares them with the kept ones. So a
+# price changed in the admin, by another process or by a plain UPDATE shows on the next page, and
+# nothing is recomputed while nothing changed.
 
 
 _ROW_FIELDS = ("id", "kind", "unit_number", "price_paise", "for_sale")
 ProductRow: TypeAlias = tuple[int, str, int | None, int, bool]
-_PRODUCT_ROWS = _CompiledRead(
-    Product, lambda: Product.objects.order_by("id").values_list(*_ROW_FIELDS)
-)
+_PRODUCT_ROWS = Prepared(Product, lambda: Product.objects.order_by("id").values_list(*_ROW_FIELDS))
 
 
 def _product_rows() -> tuple[ProductRow, ...]:
@@ -183,7 +142,7 @@ def entitled_unit_numbers(*, user: User) -> frozenset[int]:
 # The user's active entitlements: (product kind, product unit, is unit N a paid unit), one row
 # each. The gate's one query, compiled once (user id and unit number are its parameters).
 _USER_STAND_IN, _UNIT_STAND_IN = 2_147_480_009, 32_717  # in range of their fields
-_ENTITLEMENTS = _CompiledRead(
+_ENTITLEMENTS = Prepared(
     Entitlement,
     lambda user_id, unit_number: (
         Entitlement.objects.filter(user_id=user_id, revoked_at__isnull=True)

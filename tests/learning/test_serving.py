@@ -108,3 +108,18 @@ def test_the_stylesheet_points_at_the_hashed_devanagari_font(collected: Path) ->
     font = Path(paths["site/fonts/noto-sans-devanagari-subset.woff2"]).name
     assert f'url("fonts/{font}")' in css
     assert HASHED.search(font)
+
+
+def test_kept_static_urls_are_the_manifests_own(collected: Path) -> None:
+    from django.contrib.staticfiles.storage import ManifestStaticFilesStorage
+
+    from mathmachine.web.storage import StaticStorage
+
+    kept, plain = StaticStorage(), ManifestStaticFilesStorage()
+    names = ["site/site.css", "site/checks.js", "widgets/math.js", "site/favicon.svg?v=1#x"]
+    for _ in range(2):  # the second round from what is kept
+        assert [kept.url(n) for n in names] == [plain.url(n) for n in names]
+    with pytest.raises(ValueError):
+        kept.url("site/no-such-file.css")  # a missing file is still an error, never kept
+    with override_settings(DEBUG=True):
+        assert kept.url("site/site.css") == "/static/site/site.css"
