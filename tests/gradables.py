@@ -1,5 +1,6 @@
-"""Every check and problem of every written section, taken from the compiled units, for the tests
-that must cover each one without a list (tests/content/test_every_check.py and others).
+"""Every check and problem of every written section (drafts too), taken from the compiled units,
+for the tests that must cover each one without a list (tests/content/test_every_check.py and
+others).
 
     every_gradable() -> [(unit slug, check id)]        collected when the tests are
     gradable(slug, check_id) -> CheckDef               as the unit compiles it
@@ -27,7 +28,8 @@ SEEDS = range(1, 301)
 
 @cache
 def unit(slug: str) -> CompiledUnit:
-    return load_unit(slug)
+    """The unit as staff read it: drafts in their places (they are held to every rule too)."""
+    return load_unit(slug).with_drafts()
 
 
 def every_gradable() -> list[tuple[str, str]]:

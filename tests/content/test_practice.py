@@ -1,8 +1,6 @@
-"""§15, the practice arena: every problem over 200 seeds. For each seed the problem compiles;
-its solution ends with the grader's key; the key typed back is right; every named mistake,
-typed as a learner would, is named and not right; every hint and the solution render with no
-unresolved figure and no NaN; nothing before the solution prints the key. Then the figures of
-seed 1 against independent closed forms, and the page's published count of problems."""
+"""§15, the practice arena: the figures of a few seeds against independent closed forms, and
+the page's count of its problems and its rules. (Every problem over 300 seeds, as every check:
+tests/content/test_every_check.py; worked by hand: test_hand_worked.py.)"""
 
 from __future__ import annotations
 
@@ -12,31 +10,14 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from gradables import answer_in, by_hand_texts
 
-from mathmachine.coursebook import CheckDef, CompiledUnit, compile_unit
-from mathmachine.coursebook.grading import grade
-from mathmachine.coursebook.passes.answers import telling_figures, visible_text
+from mathmachine.coursebook import CompiledUnit, compile_unit
+from mathmachine.coursebook.passes.answers import visible_text
 from mathmachine.coursebook.passes.load import load_figures
-from mathmachine.coursebook.variants import variant_check
 
 UNIT_DIR = (
     Path(__file__).resolve().parents[2] / "content" / "units" / "18-attention-and-transformers"
 )
-SEEDS = range(1, 201)
-PROBLEMS = (
-    "p15-soft-weights",
-    "p15-soft-output",
-    "p15-additive",
-    "p15-general",
-    "p15-gradient",
-    "p15-attention-row",
-    "p15-attention-output",
-    "p15-scaled-spread",
-    "p15-head-shapes",
-    "p15-layer-weights",
-)
-BAD = re.compile(r"\bnan\b|\binf\b|\{\{|\}\}", re.I)
 
 
 @pytest.fixture(scope="module")
@@ -44,67 +25,21 @@ def unit() -> CompiledUnit:
     return compile_unit(UNIT_DIR)
 
 
-def _check_variant(check: CheckDef, seed: int) -> None:
-    where = f"{check.id} seed {seed}"
-    assert check.variant is not None and check.variant.seed == seed, where
-    parts = [check.prompt_html, check.solution_html, check.feedback_correct_html]
-    parts += [*check.hints_html, *(m.html for m in check.mistakes)]
-    assert len(check.hints_html) == 2, where
-    for html in parts:
-        assert html.strip() and not BAD.search(visible_text(html)), where
-    # The solution's final paragraph states an answer the grader takes (worked by hand with the
-    # printed numbers, or with every digit kept).
-    final = check.solution_html.rsplit("<p>", 1)[-1]
-    assert answer_in(check, final) is not None, (where, visible_text(final))
-    for f in check.fields:
-        assert all(math.isfinite(v) for v in getattr(f.key, "values", ())), where
-    hand = by_hand_texts(check)
-    assert hand is None or grade(check, hand).correct, (where, hand)
-    # The key typed back is right; each mistake typed is named, and wrong.
-    assert grade(check, [f.answer_text for f in check.fields]).correct, where
-    for m in check.mistakes:
-        if m.builtin:
-            continue
-        typed = [
-            t.text if t is not None else f.answer_text
-            for f, t in zip(check.fields, m.answer, strict=True)
-        ]
-        g = grade(check, typed)
-        assert g.ok and not g.correct and m.name in g.mistakes, (where, m.name, typed)
-    # Hints and mistakes never print the key (only the solution does).
-    for figure in telling_figures(check):
-        for html in (*check.hints_html, *(m.html for m in check.mistakes)):
-            assert figure not in visible_text(html), (where, figure)
-
-
-@pytest.mark.parametrize("problem", PROBLEMS)
-def test_every_problem_over_200_seeds(unit: CompiledUnit, problem: str) -> None:
-    compiled = unit.check(problem)
-    keys, statements = set(), set()
-    for seed in SEEDS:
-        check = variant_check(unit, compiled, seed) if seed != 1 else compiled
-        _check_variant(check, seed)
-        keys.add(tuple(f.answer_text for f in check.fields))
-        statements.add(check.prompt_html)
-    # Fresh numbers are fresh: the statements nearly all differ, and so do most answers (a
-    # softmax only sees differences of scores, so some inputs share their answer).
-    assert len(statements) >= 120, f"{problem}: {len(statements)} statements over 200 seeds"
-    assert len(keys) >= 40, f"{problem}: only {len(keys)} different keys over 200 seeds"
-
-
 def test_the_arena_is_locked_and_counts_its_problems(unit: CompiledUnit) -> None:
     section = unit.section(15)
     assert section.written and not section.free
-    assert [p.id for p in section.problems] == list(PROBLEMS)
-    assert section.checks == () and unit.problems_per_section[15] == len(PROBLEMS)
-    assert sum(unit.problems_per_section.values()) == len(PROBLEMS)
+    problems = section.problems
+    assert problems and section.checks == ()
+    assert unit.problems_per_section[15] == len(problems) <= section.planned_problems
+    assert sum(unit.problems_per_section.values()) == len(problems)  # problems live in §15
     assert all(
-        p.problem and p.title.startswith(f"Problem {i}") for i, p in enumerate(section.problems, 1)
+        p.problem and p.title.startswith(f"Problem {i} ·") for i, p in enumerate(problems, 1)
     )
     page = re.sub(r"\s+([:,.])", r"\1", re.sub(r"\s+", " ", visible_text(section.html)))
     assert (
         "Proficient: you have solved it at the first try on two different sets of numbers" in page
     )
+    assert "the page takes both" in page  # the grading rule for answers worked by hand
 
 
 # ------------------------------------------------------------------ seed 1 against closed forms

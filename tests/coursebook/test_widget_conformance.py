@@ -191,17 +191,24 @@ def test_a_written_section_uses_it(name: str) -> None:
     assert uses_of(name), f"{name} is registered but no section (written or draft) uses it"
 
 
+SCRIPT_RULES = (
+    (r"\.on[a-z]+\s*=(?!=)", "an on<event> property (use addEventListener / kit on())"),
+    (r"""setAttribute\(\s*['"](?:on[a-z]+|style)['"]""", "an inline handler or style"),
+    (r"\.(?:inner|outer)HTML\s*=|insertAdjacentHTML", "markup from strings"),
+    (r"\.style\.cssText\s*=|\beval\(|new Function\(", "cssText / eval"),
+)
+
+
+def check_script(path: str, source: str) -> None:
+    """The rules every widget script keeps (an AssertionError says which one it breaks)."""
+    for pattern, what in SCRIPT_RULES:
+        assert not re.search(pattern, source), f"{path} sets {what}"
+
+
 @pytest.mark.parametrize("name", NAMES)
 def test_scripts_set_no_inline_handler_or_style_and_write_no_markup(name: str) -> None:
     for path in {*spec(name).scripts, *imports(spec(name).scripts[0])}:
-        source = (STATIC / path).read_text(encoding="utf-8")
-        for pattern, what in (
-            (r"\.on[a-z]+\s*=(?!=)", "an on<event> property (use addEventListener / kit on())"),
-            (r"""setAttribute\(\s*['"](?:on[a-z]+|style)['"]""", "an inline handler or style"),
-            (r"\.(?:inner|outer)HTML\s*=|insertAdjacentHTML", "markup from strings"),
-            (r"\.style\.cssText\s*=|\beval\(|new Function\(", "cssText / eval"),
-        ):
-            assert not re.search(pattern, source), f"{path} sets {what}"
+        check_script(path, (STATIC / path).read_text(encoding="utf-8"))
 
 
 @pytest.mark.parametrize(
@@ -209,19 +216,25 @@ def test_scripts_set_no_inline_handler_or_style_and_write_no_markup(name: str) -
 )
 def test_server_html_is_its_element_with_state_control_and_a_captioned_fallback(use: Use) -> None:
     w = spec(use.widget.name)
-    html = use.html
     assert use.widget.scripts == w.scripts and use.widget.styles == w.styles
     assert set(w.scripts) <= set(use.section.scripts) and set(w.styles) <= set(use.section.styles)
+    check_markup(use.html, use.widget.name, use.widget.id, w.control)
+
+
+def check_markup(html: str, name: str, widget_id: str, control: str) -> None:
+    """The rules every widget's server HTML keeps (an AssertionError says which one it breaks)."""
     m = Markup(html)
-    root, _ = m.tags(use.widget.name)[0]
-    assert root["id"] == use.widget.id and "data-kit" in root
+    roots = m.tags(name)
+    assert roots, f"no <{name}> element"
+    root, _ = roots[0]
+    assert root.get("id") == widget_id and "data-kit" in root, "the element needs its id, data-kit"
     assert m.state, "no <script type=application/json data-state>"
     json.loads("".join(m.state))
     for tag, a, _ in m.elements:
         bad = [k for k in a if k == "style" or k.startswith("on")]
         assert not bad, f"<{tag}> has inline {bad} (the CSP forbids them)"
     targets = [str(a.get("data-target", "")).split() for _, a, _ in m.elements]
-    assert any(w.control in t for t in targets), f"no data-target={w.control!r} (the control)"
+    assert any(control in t for t in targets), f"no data-target={control!r} (the control)"
     tables, figures = m.tags("table"), m.tags("figure")
     assert tables or figures, "no fallback: a table of the numbers or a static figure"
     assert [up[-1][0] for _, up in m.tags("caption")] == ["table"] * len(tables), (
@@ -301,14 +314,56 @@ def test_golden_vectors_if_it_recomputes(name: str) -> None:
     }
 
 
-def test_the_checks_can_fail() -> None:
-    """The rules above do catch a widget that breaks them."""
-    bad = Markup('<x-y id="a" data-kit><p style="color:red" onclick="f()">x</p></x-y>')
-    assert [k for _, a, _ in bad.elements for k in a if k == "style" or k.startswith("on")] == [
-        "style",
-        "onclick",
-    ]
-    assert not bad.state and not bad.tags("table")
+GOOD = (
+    '<x-y id="a" data-kit><script type="application/json" data-state>{}</script>'
+    '<table><caption>Numbers</caption><tr><td data-target="beta">1</td></tr></table>'
+    '<div data-js hidden><input data-target="beta"></div></x-y>'
+)
+BAD = {
+    "no element": ("<p>x</p>", "no <x-y> element"),
+    "no id": (GOOD.replace(' id="a"', ""), "needs its id"),
+    "no state": (GOOD.replace(" data-state", ""), "no <script type=application/json"),
+    "bad state": (GOOD.replace(">{}<", ">{oops<"), "Expecting property name"),
+    "inline style": (GOOD.replace("<td ", '<td style="color:red" '), "inline ['style']"),
+    "inline handler": (GOOD.replace("<td ", '<td onclick="f()" '), "inline ['onclick']"),
+    "no control": (GOOD.replace('data-target="beta"', 'data-target="gamma"'), "the control"),
+    "no fallback": (GOOD.replace("table>", "div>").replace("caption>", "b>"), "no fallback"),
+    "no caption": (GOOD.replace("<caption>Numbers</caption>", ""), "needs a <caption>"),
+    "unnamed svg": (GOOD.replace("</x-y>", "<svg></svg></x-y>"), "an SVG is either"),
+    "nameless img svg": (GOOD.replace("</x-y>", '<svg role="img"></svg></x-y>'), "needs a name"),
+    "dead control": (GOOD.replace("<div data-js hidden>", "<div>"), "shows without JavaScript"),
+}
+
+
+def test_the_rules_pass_a_widget_that_keeps_them() -> None:
+    check_markup(GOOD, "x-y", "a", "beta")
+    check_script("widgets/x-y.js", "this.on('input', 'beta', (r) => write(r, fmt(1)))")
+
+
+@pytest.mark.parametrize("case", sorted(BAD))
+def test_the_rules_catch_a_widget_that_breaks_them(case: str) -> None:
+    html, message = BAD[case]
+    with pytest.raises((AssertionError, ValueError)) as caught:
+        check_markup(html, "x-y", "a", "beta")
+    assert message in str(caught.value), caught.value
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "el.onclick = () => 1",
+        "el.setAttribute('style', 'color: red')",
+        "el.innerHTML = text",
+        "el.insertAdjacentHTML('beforeend', text)",
+        "eval(code)",
+    ],
+)
+def test_the_script_rules_catch_a_script_that_breaks_them(source: str) -> None:
+    with pytest.raises(AssertionError, match=r"widgets/x-y\.js sets"):
+        check_script("widgets/x-y.js", source)
+
+
+def test_imports_are_followed_through_every_module() -> None:
     assert imports("widgets/translate-lookback.js") == {
         "widgets/heatmap.js",
         "widgets/kit.js",

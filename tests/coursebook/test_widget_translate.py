@@ -14,7 +14,7 @@ import pytest
 from support import unit18_examples
 
 from mathmachine.coursebook import widgets
-from mathmachine.coursebook.widgets import Widget, WidgetContext, WidgetOptionError
+from mathmachine.coursebook.widgets import WidgetContext, WidgetOptionError
 from mathmachine.coursebook.widgets.translate import render
 from mathmachine.engine import alignment_map
 
@@ -82,9 +82,16 @@ class Tree(HTMLParser):
         ]
 
 
-def test_registered_under_its_markdown_name_with_its_declarations() -> None:
+def test_registered_under_its_markdown_name_with_its_declarations(
+    examples: dict[str, Any],
+) -> None:
     assert widgets.get("translate-lookback") is render
-    assert isinstance(render, Widget)
+    assert render.name == "translate-lookback" and render.module.endswith(".translate")
+    # what the compiler calls for :::{widget} translate-lookback: options parsed, then rendered
+    html = widgets.get("translate-lookback")({"id": "w1"}, ctx(examples))
+    assert html.startswith('<translate-lookback id="w1"') and "data-kit" in html
+    with pytest.raises(WidgetOptionError):
+        render({"id": "w1", "colour": "red"}, ctx(examples))
     assert render.scripts == ("widgets/translate-lookback.js",)
     assert render.styles == ("widgets/plots.css", "widgets/translate-lookback.css")
     assert render.control == "sure" and render.golden is not None

@@ -69,12 +69,18 @@ class Kind:
     name: what ``:kind:`` says. template: the Django template drawing the box. options: the
     check options this kind reads. builtins: mistakes it recognises without an :answer:
     (name -> the explanation shown unless the check writes its own ``{mistake} NAME``).
+    example / example_options: a key as :answer: writes it, for the conformance test.
     uses_choices: the check's body lists ``{option}`` blocks for it. takes_tolerance: the
     kind reads :tolerance: and :by-hand: (the numeric kinds with decimals do; a count is exact).
     """
 
     name: ClassVar[str]
     template: ClassVar[str]
+    #: a key as :answer: writes it (with ``example_options``, the {option} ids of a kind that
+    #: uses choices): the conformance test compiles a check of the kind from it, and the docs
+    #: show it (tests/coursebook/test_kind_conformance.py)
+    example: ClassVar[str]
+    example_options: ClassVar[tuple[str, ...]] = ()
     options: ClassVar[frozenset[str]] = frozenset()
     builtins: ClassVar[Mapping[str, str]] = {}
     uses_choices: ClassVar[bool] = False
@@ -111,8 +117,19 @@ class Kind:
         """The key as the worked answer prints it."""
         return str(getattr(key, "text", key))
 
+    def typed(self, key: Any) -> str:
+        """The key (or a mistake's answer) as a learner would type it: what the tests type
+        back (one spelling of each word, where the source gives several)."""
+        return self.describe(key)
+
     def input_attrs(self, key: Any) -> dict[str, Any]:
         """Template context for the box (inputmode, rows, placeholder-free format help...)."""
+        return {}
+
+    def builtin_examples(self, key: Any) -> dict[str, str]:
+        """For each mistake in ``builtins``, an answer a learner might type that the kind names
+        so (the generic tests type it back); none for a key that cannot show the mistake (a
+        vector of equal entries is never reordered)."""
         return {}
 
 

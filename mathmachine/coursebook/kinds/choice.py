@@ -27,6 +27,8 @@ class ChoiceKey:
 class ChoiceKind(Kind):
     name = "choice"
     template = "learning/kinds/choice.html"
+    example = "dot"
+    example_options = ("dot", "general", "additive")
     options = frozenset({"select"})
     uses_choices = True
 

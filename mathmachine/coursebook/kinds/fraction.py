@@ -35,6 +35,7 @@ def _close_enough(n: Num, exact: Fraction, places: int) -> bool:
 class FractionKind(Kind):
     name = "fraction"
     template = "learning/kinds/fraction.html"
+    example = "1/3"
     options = frozenset({"places"})
 
     def key(self, text: str, spec: FieldSpec) -> FractionKey:

@@ -18,6 +18,7 @@ from .reader import Numbers
 class IntegerKind(NumericKind):
     name = "integer"
     template = "learning/kinds/integer.html"
+    example = "1,050"
     takes_tolerance = False  # a count is exact
 
     def check_shape(self, key: NumericKey, text: str) -> None:

@@ -7,6 +7,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
+from mathmachine.printing import dec
+
 from .base import KeyFormatError, Mark, Refusal, register
 from .numeric import NumericKey, NumericKind, mark_entries, same_entries, shape_words
 from .reader import Numbers
@@ -27,6 +29,7 @@ def transpose(key: NumericKey) -> NumericKey:
 class MatrixKind(NumericKind):
     name = "matrix"
     template = "learning/kinds/matrix.html"
+    example = "[[1, 2, 3], [4, 5, 6]]"
     builtins: ClassVar[Mapping[str, str]] = {"transposed": TRANSPOSED}
 
     def check_shape(self, key: NumericKey, text: str) -> None:
@@ -76,3 +79,12 @@ class MatrixKind(NumericKind):
 
     def input_attrs(self, key: Any) -> dict[str, Any]:
         return {"rows": key.shape[0], "columns": key.shape[1]}
+
+    def builtin_examples(self, key: NumericKey) -> dict[str, str]:
+        flipped = transpose(key)
+        if flipped.shape == key.shape and flipped.values == key.values:
+            return {}  # a symmetric matrix is its own transpose
+        rows, cols = flipped.shape
+        printed = [dec(v, p) for v, p in zip(flipped.values, flipped.places, strict=True)]
+        return {"transposed": "; ".join(" ".join(printed[r * cols : (r + 1) * cols])
+                                        for r in range(rows))}  # fmt: skip

@@ -12,6 +12,7 @@ from .numeric import NumericKey, NumericKind, example_number
 class NumberKind(NumericKind):
     name = "number"
     template = "learning/kinds/number.html"
+    example = "0.936"
 
     def check_shape(self, key: NumericKey, text: str) -> None:
         if key.shape != ():

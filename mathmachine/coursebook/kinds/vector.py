@@ -6,6 +6,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
+from mathmachine.printing import dec
+
 from .base import KeyFormatError, Mark, Refusal, register
 from .numeric import NumericKey, NumericKind, example_list, mark_entries, same_entries
 from .reader import Numbers
@@ -20,6 +22,7 @@ REORDERED = (
 class VectorKind(NumericKind):
     name = "vector"
     template = "learning/kinds/vector.html"
+    example = "(0.017, 0.047, 0.936)"
     builtins: ClassVar[Mapping[str, str]] = {"reordered": REORDERED}
 
     def check_shape(self, key: NumericKey, text: str) -> None:
@@ -49,3 +52,11 @@ class VectorKind(NumericKind):
 
     def input_attrs(self, key: Any) -> dict[str, Any]:
         return {"inputmode": "decimal", "count": key.size}
+
+    def builtin_examples(self, key: NumericKey) -> dict[str, str]:
+        printed = [dec(v, p) for v, p in zip(key.values, key.places, strict=True)]
+        for shift in range(1, key.size):  # the entries moved round by one place, or more
+            moved = printed[shift:] + printed[:shift]
+            if moved != printed:
+                return {"reordered": "(" + ", ".join(moved) + ")"}
+        return {}

@@ -37,6 +37,7 @@ class WordsKey:
 class WordsKind(Kind):
     name = "words"
     template = "learning/kinds/words.html"
+    example = "drink/drinks"
     options = frozenset({"order"})
 
     def key(self, text: str, spec: FieldSpec) -> WordsKey:
@@ -96,6 +97,10 @@ class WordsKind(Kind):
 
     def printed(self, key: WordsKey) -> tuple[str, ...]:
         return ()
+
+    def typed(self, key: WordsKey) -> str:
+        places = [t for t in _SPLIT.split(key.text) if t]
+        return ", ".join(p.split("/")[0].strip() for p in places)
 
     def input_attrs(self, key: Any) -> dict[str, Any]:
         return {"inputmode": "text"}

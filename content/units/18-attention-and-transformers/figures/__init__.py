@@ -9,7 +9,7 @@ by two sections is an error.
 Numbers are printed by the project's one printer, ``mathmachine.printing`` (``dec``, ``plain``,
 ``vec``, ``matrix``, ``count``, ``rupees``); a figures module imports only the engine, that printer
 and this package. ``variants.py`` holds the helpers fresh numbers draw with (``draw``,
-``distinct``).
+``distinct``) and solutions are worked by hand with (``carried``, ``kept``).
 
 The section modules are found by their file names, so adding a section's figures is adding its
 file; nothing here needs editing.
