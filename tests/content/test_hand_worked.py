@@ -252,3 +252,19 @@ if __name__ == "__main__":
         print(f"  {problem:22} " + " | ".join(f"{counts[n]:4}" for n in PATHS))
     n = len(seeds) * len(PROBLEMS)
     print(f"  {'in all':22} " + " | ".join(f"{totals[p]:4}" for p in PATHS) + f"   (of {n} each)")
+
+
+def test_the_sections_check_worked_by_hand_is_right() -> None:
+    """§1's check s1-sharpen is worked by hand in its solution too: e raised to the doubled
+    scores, their total, each share of it, from the numbers as printed."""
+    f = load_figures(UNIT_DIR, 18).values
+    check = at_seed("attention-and-transformers", "s1-sharpen", 1)
+    names = ("exp2_I", "exp2_drink", "exp2_tea", "denominator_double")
+    for name in names:
+        assert _printed_in(check, f[name]), name
+    exps = np.array([num(f[name]) for name in names[:3]])
+    total = num(f["denominator_double"])
+    assert rounded(exps.sum()) == total  # the printed total is the sum of the printed powers
+    for answer in ([typed(exps / total)], [typed(softmax(vec(f["scores_double"])))]):
+        g = grade(check, answer)
+        assert g.ok and g.correct, (answer, g)
