@@ -36,9 +36,10 @@ from django.db.models import Model, QuerySet
 
 M = TypeVar("M", bound=Model)
 
-# How a call's value goes into a slot: as it is, as a UUID's hex (SQLite), or not at all (a
+# How a call's value goes into a slot: as it is, as a UUID's hex (SQLite), in the type the
+# database driver was given (PostgreSQL's Int2, Int4... for integer fields), or not at all (a
 # constant of the query, kept as compiled).
-_AS_IS, _HEX, _CONSTANT = "as is", "hex", "constant"
+_AS_IS, _HEX, _TYPED, _CONSTANT = "as is", "hex", "typed", "constant"
 
 
 class Prepared(Generic[M]):
@@ -48,18 +49,20 @@ class Prepared(Generic[M]):
         self.model = model
         self.make = make
         self.stand_ins = stand_ins
-        self._compiled: dict[str, tuple[str, tuple[tuple[str, Any], ...]]] = {}
+        self._compiled: dict[str, tuple[str, tuple[tuple[str, Any, type], ...]]] = {}
         self._lock = threading.Lock()
 
-    def _slot(self, param: Any) -> tuple[str, Any]:
+    def _slot(self, param: Any) -> tuple[str, Any, type]:
         for i, stand_in in enumerate(self.stand_ins):
             if type(param) is type(stand_in) and param == stand_in:
-                return (_AS_IS, i)
+                return (_AS_IS, i, type(param))
             if isinstance(stand_in, uuid.UUID) and param == stand_in.hex:
-                return (_HEX, i)
-        return (_CONSTANT, param)
+                return (_HEX, i, str)
+            if _is_int(stand_in) and _is_int(param) and int(param) == stand_in:
+                return (_TYPED, i, type(param))
+        return (_CONSTANT, param, type(param))
 
-    def compiled(self, alias: str) -> tuple[str, tuple[tuple[str, Any], ...]]:
+    def compiled(self, alias: str) -> tuple[str, tuple[tuple[str, Any, type], ...]]:
         """(SQL, its parameters' slots) for database ``alias``, compiled on first use."""
         found = self._compiled.get(alias)
         if found is None:
@@ -71,7 +74,7 @@ class Prepared(Generic[M]):
                     f"a stand-in of {self.stand_ins!r} left the query without a condition"
                 ) from exc
             slots = tuple(self._slot(p) for p in params)
-            used = sorted(i for how, i in slots if how != _CONSTANT)
+            used = sorted(i for how, i, _ in slots if how != _CONSTANT)
             if used != list(range(len(self.stand_ins))):
                 raise ValueError(
                     f"each stand-in of {self.stand_ins!r} must be one parameter of {params!r}"
@@ -86,14 +89,7 @@ class Prepared(Generic[M]):
             raise TypeError(f"{len(self.stand_ins)} values expected, got {len(values)}")
         alias = router.db_for_read(self.model)
         sql, slots = self.compiled(alias)
-        params = [
-            value
-            if how == _CONSTANT
-            else values[value].hex
-            if how == _HEX and values[value] is not None
-            else values[value]
-            for how, value in slots
-        ]
+        params = [_param(how, value, kind, values) for how, value, kind in slots]
         return alias, sql, params
 
     def rows(self, *values: Any) -> list[tuple[Any, ...]]:
@@ -108,3 +104,20 @@ class Prepared(Generic[M]):
         """The model instances, as the queryset would give them (fields converted)."""
         alias, sql, params = self._sql(values)
         return list(self.model._default_manager.db_manager(alias).raw(sql, params))
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _param(how: str, value: Any, kind: type, values: tuple[Any, ...]) -> Any:
+    if how == _CONSTANT:
+        return value
+    given = values[value]
+    if given is None:
+        return None
+    if how == _HEX:
+        return given.hex
+    if how == _TYPED:
+        return kind(given)
+    return given
