@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from mathmachine.coursebook import CompiledUnit, cache, compile_unit, load_unit
+from mathmachine.coursebook import CompiledUnit, cache, compile_unit, load_unit, widgets
 from mathmachine.coursebook.grading import grade
 from mathmachine.coursebook.html import DEVANAGARI_RUN
 
@@ -84,8 +84,11 @@ def test_section_one_blocks(unit: CompiledUnit) -> None:
     s = unit.sections[0]
     assert [w.name for w in s.widgets] == ["translate-lookback"]
     # The page's assets are exactly what the widget (and the proof) declared.
-    assert s.scripts[0] == "widgets/translate-lookback.js"
-    assert s.styles == ("widgets/translate-lookback.css",)
+    declared = widgets.get("translate-lookback")
+    assert declared is not None
+    assert s.scripts[0] == declared.scripts[0] == "widgets/translate-lookback.js"
+    assert s.styles == declared.styles
+    assert "widgets/translate-lookback.css" in s.styles
     assert (len(s.checks), len(s.widgets)) == (s.published_checks, s.published_widgets) == (2, 1)
     for kind in (
         "imagine",
