@@ -64,6 +64,9 @@ class Route:
 #: Widget name -> its route. One line per widget whose numbers come from the server.
 ROUTES: dict[str, Route] = {
     "attention-lab": Route("The attention lab", "mathmachine.learning.lab:answer"),
+    "tiny-walk": Route(
+        "The walk through the tiny transformer", "mathmachine.learning.tiny_walk:answer"
+    ),
 }
 
 

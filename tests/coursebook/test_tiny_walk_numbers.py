@@ -5,13 +5,14 @@ into a message for the learner (never an exception of another kind)."""
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mathmachine.coursebook.widgets._tiny_walk_numbers import (
+from mathmachine.coursebook.widgets.tiny_walk import (
     WalkInputError,
     known_words,
     walk_numbers,
@@ -34,13 +35,11 @@ def test_the_numbers_are_the_engines_walk() -> None:
     np.testing.assert_allclose(n["logits"], w["logits"], atol=5e-3)
     cross = np.asarray(dec["cross_attention"])
     assert cross.shape == (4, 6, 4)
-    np.testing.assert_allclose(
-        cross / 1000, w["decoder"]["layers"][0]["cross_attention"], atol=1e-3
-    )
-    for key in ("attention",):
-        assert np.all(np.asarray(enc[key]).sum(axis=-1) == 1000)
-    assert np.all(cross.sum(axis=-1) == 1000)
-    assert np.all(np.asarray(n["probabilities"]).sum(axis=-1) == 1000)
+    np.testing.assert_allclose(cross, w["decoder"]["layers"][0]["cross_attention"], atol=1e-3)
+    for rows in (enc["attention"], cross, n["probabilities"], dec["self_attention"]):
+        thousandths = np.rint(np.asarray(rows) * 1000)
+        np.testing.assert_array_equal(thousandths / 1000, np.asarray(rows))  # three decimals
+        assert np.all(thousandths.sum(axis=-1) == 1000)  # a printed row adds up to 1.000
     self_att = np.asarray(dec["self_attention"])
     assert np.all(np.triu(self_att, k=1) == 0)  # causal: nothing above the diagonal
     assert [row[0][0] for row in n["top"]] == n["chosen"]
@@ -97,3 +96,56 @@ def test_no_text_raises_anything_but_a_message(text: str) -> None:
         assert str(e)
     else:
         assert n["written"] and len(n["english"]) <= 4
+
+
+# ----------------------------------------------------------------------------------------------
+# the renderer
+
+
+def _render(examples: dict[str, Any]) -> str:
+    from mathmachine.coursebook import widgets
+    from mathmachine.coursebook.widgets import WidgetContext
+
+    ctx = WidgetContext(
+        examples=examples, figures={}, unit_slug="attention-and-transformers", source="t.md:1"
+    )
+    widget = widgets.get("tiny-walk")
+    assert widget is not None
+    return widget({"id": "w16"}, ctx)
+
+
+def test_the_widget_starts_from_the_engines_walk_and_falls_back_to_tables() -> None:
+    import re
+
+    from support import unit18_examples
+
+    examples = unit18_examples()
+    html = _render(examples)
+    state = json.loads(re.search(r"data-state>(.*?)</script>", html, re.S).group(1))  # type: ignore[union-attr]
+    assert state["walk"] == json.loads(json.dumps(walk_numbers("I drink tea")))
+    assert state["api"] == "../widgets/tiny-walk/" and len(state["words"]) == 44
+    # the fallback: the walk's numbers as tables, and the other presets' translations
+    walk = state["walk"]
+    assert (
+        "<caption>1. Tokens: each English word&#x27;s number in the vocabulary</caption>" in html
+        or ("1. Tokens" in html)
+    )
+    for t, word in enumerate(walk["written"]):
+        assert f"Place {t + 1}: after" in html and word in html
+    notes = walk["encoder"]["stages"]["out"]
+    assert all(f"<td>{v:.3f}</td>".replace("-", "\u2212") in html for v in notes[1][:4])
+    for preset in examples["tiny_walk"]["presets"][1:]:
+        assert f"“{walk_numbers(preset['english'])['sentence']}” ({preset['where']})" in html
+    # the live parts are hidden until the script runs; the form sends nothing without it
+    assert re.search(r'<form data-target="form"[^>]*>', html) and "data-js hidden" in html
+
+
+def test_an_example_the_model_cannot_walk_is_refused() -> None:
+    from support import unit18_examples
+
+    from mathmachine.coursebook.widgets import WidgetOptionError
+
+    examples = unit18_examples()
+    broken = {**examples, "tiny_walk": {**examples["tiny_walk"], "sentence": "I drink coffee"}}
+    with pytest.raises(WidgetOptionError, match="coffee"):
+        _render(broken)
