@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from mathmachine.printing import dec
+from mathmachine.printing import count, dec
 
 from . import WidgetContext, WidgetOptionError, kit, option, parts, register
 
@@ -104,7 +104,7 @@ def _runs_state(ex: dict[str, Any]) -> tuple[list[dict[str, Any]], list[int]]:
                 "name": r["name"],
                 "title": r["title"],
                 "removed": r["removed"],
-                "weights": f"{r['weights']:,}",
+                "weights": count(r["weights"]),
                 "held_out": _pct(r["held_out_accuracy"]),
                 "final_loss": dec(r["final_loss"], 4),
                 "curve": curve,
