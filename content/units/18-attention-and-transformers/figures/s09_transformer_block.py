@@ -154,8 +154,8 @@ def figures() -> dict[str, str]:
     f["blk_res_check_one"] = dec(one.with_residual, 1)
     f["blk_res_check_with"] = dec(gc.with_residual)
     f["blk_res_check_without"] = dec(gc.without)
-    f["blk_res_check_sum"] = dec(1 + c_n * c_slope, 1)  # added the slopes
-    f["blk_res_check_times"] = dec(c_n * one.with_residual, 1)  # times instead of to the power
+    f["blk_res_check_sum"] = dec(1 + c_n * c_slope)  # added the slopes
+    f["blk_res_check_times"] = dec(c_n * one.with_residual)  # times instead of to the power
     f["blk_res_check_crossings"] = vec(gc.by_crossings)
 
     # --- weights: a block at d = 768, and GPT-2 small
