@@ -14,22 +14,6 @@ from .anatomy import (
     model_weight_count,
     residual_gradient,
 )
-from .attention import (
-    attention,
-    attention_backward,
-    attention_forward,
-    attention_score_bytes,
-    attention_score_count,
-    attention_weight_count,
-    causal_mask,
-    head_dim,
-    merge_heads,
-    multi_head_attention,
-    multi_head_attention_backward,
-    multi_head_attention_forward,
-    padding_mask,
-    split_heads,
-)
 from .block import (
     block_weight_count,
     decoder_block,
@@ -47,6 +31,22 @@ from .block import (
     transformer_block,
     transformer_block_backward,
     transformer_block_forward,
+)
+from .dot_product import (
+    attention,
+    attention_backward,
+    attention_forward,
+    attention_score_bytes,
+    attention_score_count,
+    attention_weight_count,
+    causal_mask,
+    head_dim,
+    merge_heads,
+    multi_head_attention,
+    multi_head_attention_backward,
+    multi_head_attention_forward,
+    padding_mask,
+    split_heads,
 )
 from .heads import MultiHeadSteps, multi_head_cost, multi_head_steps
 from .layers import (
@@ -113,7 +113,7 @@ from .scaling import (
 )
 from .scores import additive_scores, dot_scores, general_scores
 from .self_attention import SelfAttentionSteps, self_attention_shapes, self_attention_steps
-from .softmax import shares_rounded, softmax, softmax_jacobian
+from .shares import shares_rounded, softmax, softmax_jacobian
 
 __all__ = [
     "BlockStage",

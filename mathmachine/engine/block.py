@@ -39,7 +39,7 @@ from numpy.typing import ArrayLike, NDArray
 from . import ops
 from ._checks import check_eps, check_grad, float_array, optional_param, run_checked
 from ._types import Array, Cache, Params
-from .attention import MHA_KEYS, causal_mask, check_mask, mha_params
+from .dot_product import MHA_KEYS, causal_mask, check_mask, mha_params
 from .layers import check_activation, ffn_params
 from .ops import Context, Style, Sublayer
 
@@ -332,6 +332,7 @@ def transformer_block_forward(
     x: ArrayLike,
     params: Params,
     n_heads: int,
+    *,
     mask: ArrayLike | None = None,
     pre_norm: bool = True,
     eps: float = 1e-5,
@@ -350,6 +351,7 @@ def transformer_block(
     x: ArrayLike,
     params: Params,
     n_heads: int,
+    *,
     mask: ArrayLike | None = None,
     pre_norm: bool = True,
     eps: float = 1e-5,
@@ -361,7 +363,9 @@ def transformer_block(
     ``mask`` boolean broadcastable to [..., n, n]; ``pre_norm`` chooses pre-LN (True) or post-LN;
     ``activation`` "gelu" (exact) or "relu". Returns [..., n, d].
     """
-    return transformer_block_forward(x, params, n_heads, mask, pre_norm, eps, activation)[0]
+    return transformer_block_forward(
+        x, params, n_heads, mask=mask, pre_norm=pre_norm, eps=eps, activation=activation
+    )[0]
 
 
 def transformer_block_backward(dout: ArrayLike, cache: Cache) -> tuple[Array, dict[str, Array]]:
@@ -379,6 +383,7 @@ def decoder_block_forward(
     memory: ArrayLike,
     params: Params,
     n_heads: int,
+    *,
     self_mask: ArrayLike | None = None,
     memory_mask: ArrayLike | None = None,
     causal: bool = True,
@@ -401,6 +406,7 @@ def decoder_block(
     memory: ArrayLike,
     params: Params,
     n_heads: int,
+    *,
     self_mask: ArrayLike | None = None,
     memory_mask: ArrayLike | None = None,
     causal: bool = True,
@@ -416,7 +422,16 @@ def decoder_block(
     Returns [..., n, d].
     """
     return decoder_block_forward(
-        x, memory, params, n_heads, self_mask, memory_mask, causal, pre_norm, eps, activation
+        x,
+        memory,
+        params,
+        n_heads,
+        self_mask=self_mask,
+        memory_mask=memory_mask,
+        causal=causal,
+        pre_norm=pre_norm,
+        eps=eps,
+        activation=activation,
     )[0]
 
 
@@ -434,11 +449,11 @@ def encoder_stack_forward(
     x: ArrayLike,
     layers: Sequence[Params],
     n_heads: int,
+    *,
     mask: ArrayLike | None = None,
     pre_norm: bool = True,
     eps: float = 1e-5,
     activation: str = "gelu",
-    *,
     for_backward: bool = True,
     layer_norm: bool = True,
 ) -> tuple[Array, Cache]:
@@ -465,6 +480,7 @@ def encoder_stack(
     x: ArrayLike,
     layers: Sequence[Params],
     n_heads: int,
+    *,
     mask: ArrayLike | None = None,
     pre_norm: bool = True,
     eps: float = 1e-5,
@@ -475,7 +491,14 @@ def encoder_stack(
     A pre-LN stack usually ends with one more LayerNorm: apply ``layer_norm`` to the result.
     """
     return encoder_stack_forward(
-        x, layers, n_heads, mask, pre_norm, eps, activation, for_backward=False
+        x,
+        layers,
+        n_heads,
+        mask=mask,
+        pre_norm=pre_norm,
+        eps=eps,
+        activation=activation,
+        for_backward=False,
     )[0]
 
 
@@ -490,13 +513,13 @@ def decoder_stack_forward(
     memory: ArrayLike,
     layers: Sequence[Params],
     n_heads: int,
+    *,
     self_mask: ArrayLike | None = None,
     memory_mask: ArrayLike | None = None,
     causal: bool = True,
     pre_norm: bool = True,
     eps: float = 1e-5,
     activation: str = "gelu",
-    *,
     for_backward: bool = True,
     layer_norm: bool = True,
 ) -> tuple[Array, Cache]:
@@ -523,6 +546,7 @@ def decoder_stack(
     memory: ArrayLike,
     layers: Sequence[Params],
     n_heads: int,
+    *,
     self_mask: ArrayLike | None = None,
     memory_mask: ArrayLike | None = None,
     causal: bool = True,
@@ -536,12 +560,12 @@ def decoder_stack(
         memory,
         layers,
         n_heads,
-        self_mask,
-        memory_mask,
-        causal,
-        pre_norm,
-        eps,
-        activation,
+        self_mask=self_mask,
+        memory_mask=memory_mask,
+        causal=causal,
+        pre_norm=pre_norm,
+        eps=eps,
+        activation=activation,
         for_backward=False,
     )[0]
 

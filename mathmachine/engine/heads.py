@@ -22,7 +22,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from ._checks import as_finite
-from .attention import head_dim
+from .dot_product import head_dim
 from .self_attention import SelfAttentionSteps, self_attention_steps
 
 __all__ = ["MultiHeadSteps", "multi_head_cost", "multi_head_steps"]

@@ -43,7 +43,7 @@ from ._checks import (
 )
 from ._types import Array, Cache, Params
 from .normal import cdf_and_gauss
-from .softmax import softmax
+from .shares import softmax
 
 __all__ = [
     "ACTIVATIONS",
@@ -268,7 +268,7 @@ def embedding_backward(dout: ArrayLike, cache: Cache) -> Array:
 
 
 def softmax_forward(x: ArrayLike, axis: int = -1) -> tuple[NDArray[np.floating], Cache]:
-    """softmax (from :mod:`mathmachine.engine.softmax`) and the cache for its backward."""
+    """softmax (from :mod:`mathmachine.engine.shares`) and the cache for its backward."""
     w = softmax(x, axis=axis)
     return w, {"w": w, "axis": axis}
 

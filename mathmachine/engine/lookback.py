@@ -17,7 +17,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from ._checks import as_finite, same_last_dim
 from .scores import dot_scores
-from .softmax import softmax
+from .shares import softmax
 
 
 @dataclass(frozen=True)

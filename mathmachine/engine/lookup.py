@@ -27,7 +27,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from ._checks import as_finite, same_last_dim
-from .softmax import softmax
+from .shares import softmax
 
 __all__ = ["HardLookup", "SoftLookup", "hard_lookup", "lookup_limit", "soft_lookup"]
 

@@ -1,7 +1,7 @@
 """The transformer's math, forward and backward, in one file: read this one first (Unit 18 §3–§13).
 
 Every op the engine trains or runs is here, written once, on arrays the caller has already
-checked. The public modules (:mod:`.layers`, :mod:`.attention`, :mod:`.block`) check their
+checked. The public modules (:mod:`.layers`, :mod:`.dot_product`, :mod:`.block`) check their
 inputs, with messages that say what was wrong, and then call these. One naming rule:
 
     foo_forward(...)            -> (out, cache)     the output and what the backward needs

@@ -25,7 +25,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from ._checks import as_finite
-from .softmax import softmax, softmax_jacobian
+from .shares import softmax, softmax_jacobian
 
 __all__ = [
     "DotProductSamples",

@@ -22,7 +22,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from ._checks import as_finite
-from .softmax import softmax
+from .shares import softmax
 
 __all__ = ["SelfAttentionSteps", "self_attention_shapes", "self_attention_steps"]
 

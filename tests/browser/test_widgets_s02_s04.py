@@ -19,7 +19,7 @@ from mathmachine.coursebook.widgets.dot_products_grow import draws
 from mathmachine.engine.lookup import hard_lookup, soft_lookup
 from mathmachine.engine.scaling import slope_size
 from mathmachine.engine.self_attention import self_attention_steps
-from mathmachine.engine.softmax import softmax
+from mathmachine.engine.shares import softmax
 
 from .conftest import UNIT, tab_to
 

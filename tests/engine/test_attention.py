@@ -1,5 +1,5 @@
-"""attention.py: the unit's closed forms (§3, §4, §7, §10) and every backward against finite
-differences."""
+"""dot_product.py (engine.attention and the multi-head functions): the unit's closed forms (§3,
+§4, §7, §10) and every backward against finite differences."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import pytest
 from gradcheck import assert_gradients
 
 # the package exports the function ``attention``, which shadows the submodule's attribute name
-A = importlib.import_module("mathmachine.engine.attention")
+A = importlib.import_module("mathmachine.engine.dot_product")
 
 
 @pytest.fixture

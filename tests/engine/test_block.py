@@ -13,7 +13,7 @@ from gradcheck import assert_gradients
 from mathmachine.engine import block as B
 from mathmachine.engine import layers as L
 
-A = importlib.import_module("mathmachine.engine.attention")
+A = importlib.import_module("mathmachine.engine.dot_product")
 
 
 @pytest.fixture
@@ -43,7 +43,7 @@ def test_block_matches_the_formula_written_out(rng: np.random.Generator, pre_nor
     p = _perturbed(B.init_block_params(rng, 8, 16), rng)
     x = rng.standard_normal((2, 5, 8))
     mask = A.causal_mask(5)
-    out, cache = B.transformer_block_forward(x, p, 2, mask, pre_norm=pre_norm, eps=1e-6)
+    out, cache = B.transformer_block_forward(x, p, 2, mask=mask, pre_norm=pre_norm, eps=1e-6)
 
     def mha(h: np.ndarray) -> np.ndarray:
         return A.multi_head_attention(h, h, p, 2, mask)[0]
@@ -74,11 +74,11 @@ def test_block_backward(rng: np.random.Generator, pre_norm: bool, activation: st
     mask = A.padding_mask([4, 3], 4)
     probe = rng.standard_normal(x.shape)
     kw = {"pre_norm": pre_norm, "eps": 1e-5, "activation": activation}
-    _, cache = B.transformer_block_forward(x, p, 3, mask, **kw)
+    _, cache = B.transformer_block_forward(x, p, 3, mask=mask, **kw)
     dx, dp = B.transformer_block_backward(probe, cache)
     assert set(dp) == set(p)
     assert_gradients(
-        lambda: float(np.sum(B.transformer_block(x, p, 3, mask, **kw) * probe)),
+        lambda: float(np.sum(B.transformer_block(x, p, 3, mask=mask, **kw) * probe)),
         {"x": x, **p},
         {"x": dx, **dp},
     )
@@ -106,20 +106,27 @@ def test_decoder_block_backward_and_causality(rng: np.random.Generator, pre_norm
     tgt_mask = A.padding_mask([4, 2], 4)
     mem_mask = A.padding_mask([3, 2], 3)
     kw = {"pre_norm": pre_norm, "eps": 1e-5}
-    out, cache = B.decoder_block_forward(x, mem, p, 2, tgt_mask, mem_mask, **kw)
+    out, cache = B.decoder_block_forward(
+        x, mem, p, 2, self_mask=tgt_mask, memory_mask=mem_mask, **kw
+    )
     assert cache["self_weights"].shape == (2, 2, 4, 4)
     assert cache["cross_weights"].shape == (2, 2, 4, 3)
     assert np.all(cache["self_weights"][..., ~A.causal_mask(4)] == 0)
     assert np.all(cache["cross_weights"][1, :, :, 2] == 0)  # source padding never looked at
     x2 = x.copy()
     x2[:, 3] += 5.0
-    out2 = B.decoder_block(x2, mem, p, 2, tgt_mask, mem_mask, **kw)
+    out2 = B.decoder_block(x2, mem, p, 2, self_mask=tgt_mask, memory_mask=mem_mask, **kw)
     assert np.array_equal(out[:, :3], out2[:, :3])
     probe = rng.standard_normal(x.shape)
     dx, dmem, dp = B.decoder_block_backward(probe, cache)
     assert set(dp) == set(p)
     assert_gradients(
-        lambda: float(np.sum(B.decoder_block(x, mem, p, 2, tgt_mask, mem_mask, **kw) * probe)),
+        lambda: float(
+            np.sum(
+                B.decoder_block(x, mem, p, 2, self_mask=tgt_mask, memory_mask=mem_mask, **kw)
+                * probe
+            )
+        ),
         {"x": x, "mem": mem, **p},
         {"x": dx, "mem": dmem, **dp},
     )
@@ -135,11 +142,18 @@ def test_encoder_decoder_stacks_backward(rng: np.random.Generator, pre_norm: boo
     probe = rng.standard_normal(tgt.shape)
 
     def loss() -> float:
-        mem = B.encoder_stack(src, enc, 2, src_mask, **kw)
-        return float(np.sum(B.decoder_stack(tgt, mem, dec, 2, None, src_mask, **kw) * probe))
+        mem = B.encoder_stack(src, enc, 2, mask=src_mask, **kw)
+        return float(
+            np.sum(
+                B.decoder_stack(tgt, mem, dec, 2, self_mask=None, memory_mask=src_mask, **kw)
+                * probe
+            )
+        )
 
-    mem, ecache = B.encoder_stack_forward(src, enc, 2, src_mask, **kw)
-    _, dcache = B.decoder_stack_forward(tgt, mem, dec, 2, None, src_mask, **kw)
+    mem, ecache = B.encoder_stack_forward(src, enc, 2, mask=src_mask, **kw)
+    _, dcache = B.decoder_stack_forward(
+        tgt, mem, dec, 2, self_mask=None, memory_mask=src_mask, **kw
+    )
     assert ecache["weights"].shape == (2, 2, 2, 5, 5)
     assert ecache["hidden"].shape == (3, 2, 5, 4)
     assert dcache["cross_weights"].shape == (2, 2, 2, 3, 5)

@@ -29,8 +29,8 @@ from mathmachine.engine import normal, ops
 from mathmachine.engine.pretrained import load_minilm
 
 # the package exports the functions ``attention`` and ``softmax``, which shadow the submodules
-A = importlib.import_module("mathmachine.engine.attention")
-S = importlib.import_module("mathmachine.engine.softmax")
+A = importlib.import_module("mathmachine.engine.dot_product")
+S = importlib.import_module("mathmachine.engine.shares")
 
 
 @pytest.fixture
@@ -259,9 +259,18 @@ def test_encoder_stack_inference_path_float64(
     x = rng.standard_normal((2, 6, 8))
     mask = A.padding_mask([6, 4], 6)
     for layers in (enc, [A.fuse_qkv(p) for p in enc]):
-        full, c = B.encoder_stack_forward(x, layers, 2, mask, pre_norm, 1e-5, activation)
+        full, c = B.encoder_stack_forward(
+            x, layers, 2, mask=mask, pre_norm=pre_norm, eps=1e-5, activation=activation
+        )
         lean, lc = B.encoder_stack_forward(
-            x, layers, 2, mask, pre_norm, 1e-5, activation, for_backward=False
+            x,
+            layers,
+            2,
+            mask=mask,
+            pre_norm=pre_norm,
+            eps=1e-5,
+            activation=activation,
+            for_backward=False,
         )
         _close(lean, full, 1e-12)
         _close(lc["weights"], c["weights"], 1e-12)
@@ -276,16 +285,22 @@ def test_encoder_stack_inference_path_float32(rng: np.random.Generator) -> None:
         for _ in range(2)
     ]
     x = rng.standard_normal((7, 48)).astype(np.float32)
-    full, c = B.encoder_stack_forward(x, enc, 4, None, False, 1e-12)
-    lean, lc = B.encoder_stack_forward(x, enc, 4, None, False, 1e-12, for_backward=False)
+    full, c = B.encoder_stack_forward(x, enc, 4, mask=None, pre_norm=False, eps=1e-12)
+    lean, lc = B.encoder_stack_forward(
+        x, enc, 4, mask=None, pre_norm=False, eps=1e-12, for_backward=False
+    )
     assert lean.dtype == lc["weights"].dtype == lc["hidden"].dtype == np.float32
     _close(lean, full, 1e-5)
     _close(lc["weights"], c["weights"], 1e-6)
     # float32 input with float64 weights: computed in float64 either way
     mixed = [{k: v.astype(np.float64) for k, v in p.items()} for p in enc]
-    out64, c64 = B.encoder_stack_forward(x, mixed, 4, None, False, 1e-12, for_backward=False)
+    out64, c64 = B.encoder_stack_forward(
+        x, mixed, 4, mask=None, pre_norm=False, eps=1e-12, for_backward=False
+    )
     assert out64.dtype == c64["hidden"].dtype == np.float64
-    _close(out64, B.encoder_stack_forward(x, mixed, 4, None, False, 1e-12)[0], 1e-12)
+    _close(
+        out64, B.encoder_stack_forward(x, mixed, 4, mask=None, pre_norm=False, eps=1e-12)[0], 1e-12
+    )
 
 
 def test_minilm_runs_fused_and_its_inference_matches_its_cached_forward() -> None:
@@ -295,7 +310,7 @@ def test_minilm_runs_fused_and_its_inference_matches_its_cached_forward() -> Non
     run = model.run("The bank of the river was muddy after the rain.")
     x = run.hidden[0]
     _, cache = B.encoder_stack_forward(
-        x, model.layers, 12, None, pre_norm=False, eps=model.eps, for_backward=True
+        x, model.layers, 12, mask=None, pre_norm=False, eps=model.eps, for_backward=True
     )
     _close(run.hidden, cache["hidden"], 2e-5)
     assert np.max(np.abs(run.attention - cache["weights"])) <= 2e-6

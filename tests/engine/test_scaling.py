@@ -19,7 +19,7 @@ from mathmachine.engine.scaling import (
     slope_size,
     softmax_slope,
 )
-from mathmachine.engine.softmax import softmax
+from mathmachine.engine.shares import softmax
 
 DIMS = tuple(2**k for k in range(11))
 

@@ -11,7 +11,7 @@ import pytest
 
 from mathmachine.engine.self_attention import self_attention_shapes, self_attention_steps
 
-A = importlib.import_module("mathmachine.engine.attention")
+A = importlib.import_module("mathmachine.engine.dot_product")
 
 
 def loops(x, wq, wk, wv, scale=1.0):  # type: ignore[no-untyped-def]

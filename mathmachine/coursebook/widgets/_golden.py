@@ -178,7 +178,7 @@ def layer_cases() -> Golden:
 def mask_cases() -> Golden:
     """mask-math.js (§10) against the engine: the causal mask and scaled dot-product attention
     with it (the masked weights exactly 0), and without a mask."""
-    from mathmachine.engine.attention import attention, causal_mask
+    from mathmachine.engine.dot_product import attention, causal_mask
 
     g = Golden(MASK_MODULE)
     for n in (1, 3, 5):

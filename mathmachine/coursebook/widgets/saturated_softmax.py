@@ -21,7 +21,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from mathmachine.engine.scaling import slope_size, softmax_slope
-from mathmachine.engine.softmax import softmax
+from mathmachine.engine.shares import softmax
 from mathmachine.printing import dec, plain
 
 from . import Golden, WidgetContext, WidgetOptionError, kit, option, parts, register

@@ -35,10 +35,10 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from ..attention import fuse_qkv
 from ..block import encoder_stack_forward
+from ..dot_product import fuse_qkv
 from ..layers import layer_norm
-from ..softmax import softmax
+from ..shares import softmax
 
 __all__ = [
     "MAX_CHARS",

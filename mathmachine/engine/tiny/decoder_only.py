@@ -29,8 +29,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .._types import Array, Params
-from ..attention import causal_mask
 from ..block import encoder_stack_backward, encoder_stack_forward, init_block_params
+from ..dot_product import causal_mask
 from ..layers import (
     cross_entropy_backward,
     cross_entropy_forward,
@@ -108,8 +108,8 @@ def forward(
         x,
         layers,
         cfg.n_heads,
-        causal_mask(L),
-        cfg.pre_norm,
+        mask=causal_mask(L),
+        pre_norm=cfg.pre_norm,
         activation=cfg.activation,
         for_backward=for_backward,
         layer_norm=cfg.layer_norm,

@@ -33,7 +33,6 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .._types import Array, Params
-from ..attention import padding_mask
 from ..block import (
     decoder_stack_backward,
     decoder_stack_forward,
@@ -42,6 +41,7 @@ from ..block import (
     init_block_params,
     init_decoder_block_params,
 )
+from ..dot_product import padding_mask
 from ..layers import (
     cross_entropy_backward,
     cross_entropy_forward,
@@ -183,8 +183,8 @@ def encode_source(
         x,
         _layers(params["enc"]),
         cfg.n_heads,
-        key_mask,
-        cfg.pre_norm,
+        mask=key_mask,
+        pre_norm=cfg.pre_norm,
         activation=cfg.activation,
         layer_norm=cfg.layer_norm,
     )

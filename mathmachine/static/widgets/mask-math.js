@@ -1,6 +1,6 @@
 // Masked attention for Unit 18 §10, as a widget recomputes it in the browser: the causal mask (a
 // word may look only at itself and the words before it) and scaled dot-product attention with a
-// mask, the masked weights exactly 0. It mirrors mathmachine.engine.attention (causal_mask,
+// mask, the masked weights exactly 0. It mirrors mathmachine.engine.dot_product (causal_mask,
 // attention) and is held to it by golden vectors (tests/golden/math.json; a widget that uses it
 // adds its own).
 import {softmax} from './math.js';

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from mathmachine.engine.self_attention import self_attention_shapes, self_attention_steps
-from mathmachine.engine.softmax import softmax
+from mathmachine.engine.shares import softmax
 from mathmachine.printing import dec, plain, pmatrix, vec
 
 from .variants import carried, distinct, draw, kept

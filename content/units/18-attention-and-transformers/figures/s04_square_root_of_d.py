@@ -17,7 +17,7 @@ from mathmachine.engine.scaling import (
     slope_size,
     softmax_slope,
 )
-from mathmachine.engine.softmax import softmax
+from mathmachine.engine.shares import softmax
 from mathmachine.printing import count, dec, plain, pmatrix, vec
 
 from .s03_self_attention import EXAMPLES as S3_EXAMPLES

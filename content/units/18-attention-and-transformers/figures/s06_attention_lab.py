@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from mathmachine.engine import shares_rounded
-from mathmachine.engine.attention import attention_score_count
+from mathmachine.engine.dot_product import attention_score_count
 from mathmachine.engine.pretrained import load_minilm
 from mathmachine.printing import count, dec, vec
 

@@ -1,7 +1,7 @@
 """§7 Many heads: two hand-built heads on "I always drink tea", one asking for the word before,
 one asking for the verb's subject; their maps, the concatenation and W_O; the sizes and weight
 counts of a real layer (d_model 512, h 8). Every printed number from mathmachine.engine.heads
-and mathmachine.engine.attention.
+and mathmachine.engine.dot_product.
 
 The words' vectors have d_model = 8 numbers: a mark for the word's role (doer, action, thing,
 manner) and a mark for its place (1 to 4). Head 1 asks with its place moved back by one and is

@@ -1,5 +1,5 @@
 """§11 Three families: BERT, GPT and the encoder–decoder. Who may look at whom in each (the
-masks, from mathmachine.engine.attention.causal_mask), what one training example looks like
+masks, from mathmachine.engine.dot_product.causal_mask), what one training example looks like
 (from the tiny translator's corpus), and the encoder–decoder's cross-attention as §1's map, from
 the tiny translator's trained weights (mathmachine.engine.tiny).
 
