@@ -161,5 +161,20 @@ def test_without_javascript(
     )
     audit.goto(_url(slug, number), upgraded=False)
     assert audit.page.locator(f"#{uid}").get_attribute("data-upgraded") is None
+    # Every SVG label the server wrote is still an SVG <text> inside its figure once Chromium has
+    # parsed the page (an HTML element inside one closes the <svg> and spills the labels out).
+    written, parsed, html_inside = audit.page.evaluate(
+        """async uid => {
+          const raw = await (await fetch(location.href)).text()
+          const el = document.getElementById(uid)
+          const ns = 'http://www.w3.org/2000/svg'
+          const inside = [...el.querySelectorAll('svg text *')].filter(e => e.namespaceURI !== ns)
+          const own = (raw.split(`id="${uid}"`)[1] || '').split(`</${el.localName}>`)[0]
+          return [own.split('<text').length - 1, el.querySelectorAll('svg text').length,
+                  inside.length]
+        }""",
+        uid,
+    )
+    assert (parsed, html_inside) == (written, 0)
     violations = axe(audit.page, f"#{uid}")
     assert violations == [], _report(violations)

@@ -21,6 +21,7 @@ and the conformance test (tests/widgets/test_conformance.py) rejects them.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -43,6 +44,11 @@ __all__ = [
 VOID = frozenset({"br", "col", "hr", "img", "input", "link", "meta", "source", "wbr"})
 # SVG elements that have no content are closed in place (<line … />).
 SVG_EMPTY = frozenset({"circle", "ellipse", "line", "path", "polygon", "polyline", "rect", "use"})
+# SVG elements whose content is text: no HTML may go inside them (the HTML parser closes the <svg>
+# at the first HTML element and spills the rest out under the figure). Their plain-str children
+# are escaped as SVG text; a Devanagari run in a <text> or <tspan> becomes <tspan lang="hi">, and
+# a whole-Devanagari label puts lang="hi" on the element itself.
+SVG_TEXT = frozenset({"text", "tspan", "title", "desc", "textPath"})
 
 
 class HTML(str):
@@ -111,10 +117,57 @@ def h(tag: str, *children: Child, **attributes: Any) -> HTML:
         if any(c is not None for c in children):
             raise ValueError(f"<{tag}> cannot have children")
         return HTML(f"<{tag}{a}>")
+    if tag in SVG_TEXT:
+        return _svg_text_element(tag, children, attributes)
     inner = join(children)
     if not inner and tag in SVG_EMPTY:
         return HTML(f"<{tag}{a}/>")
     return HTML(f"<{tag}{a}>{inner}</{tag}>")
+
+
+def _svg_text_child(child: Child, runs: bool) -> str:
+    if child is None or child is False:
+        return ""
+    if isinstance(child, HTML):
+        if _HTML_TAG.search(child):
+            raise ValueError(f"HTML inside an SVG text element: {child[:60]!r}")
+        return child
+    if isinstance(child, (str, int, float)):
+        value = str(child)
+        if not runs:
+            return _html.escape_text(value)
+        out, pos = [], 0
+        for m in _html.DEVANAGARI_RUN.finditer(value):
+            out.append(_html.escape_text(value[pos : m.start()]))
+            out.append(f'<tspan lang="hi">{_html.escape_text(m.group())}</tspan>')
+            pos = m.end()
+        out.append(_html.escape_text(value[pos:]))
+        return "".join(out)
+    return "".join(_svg_text_child(c, runs) for c in child)
+
+
+def _plain(children: Iterable[Child]) -> str:
+    out = []
+    for c in children:
+        if isinstance(c, HTML) or c is None or c is False:
+            continue
+        out.append(str(c) if isinstance(c, (str, int, float)) else _plain(c))
+    return "".join(out)
+
+
+def _svg_text_element(tag: str, children: Sequence[Child], attributes: dict[str, Any]) -> HTML:
+    """<text>, <tspan>, <title>, <desc>: SVG text, never HTML inside (see SVG_TEXT)."""
+    plain = _plain(children)
+    whole_hindi = bool(plain) and _html.DEVANAGARI_RUN.fullmatch(plain.strip()) is not None
+    if whole_hindi and tag in ("text", "tspan") and "lang" not in attributes:
+        attributes = {**attributes, "lang": "hi"}
+    runs = tag in ("text", "tspan") and attributes.get("lang") != "hi"
+    inner = "".join(_svg_text_child(c, runs) for c in children)
+    return HTML(f"<{tag}{attrs(attributes)}>{inner}</{tag}>")
+
+
+# An element of SVG's own text model may sit inside <text>; anything else is HTML.
+_HTML_TAG = re.compile(r"<(?!/?(?:tspan|textPath|a)\b)[a-zA-Z]")
 
 
 def state_json(data: object) -> HTML:
