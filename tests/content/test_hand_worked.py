@@ -155,6 +155,21 @@ def p7_exact(f: Figures) -> list[str]:
     return [typed(softmax(k @ q[i]) @ v)]
 
 
+def p13_as_printed(f: Figures) -> list[str]:
+    return [typed(vec(f["gain"]) * vec(f["normalised"]) + vec(f["bias"]))]
+
+
+def p13_own(f: Figures) -> list[str]:
+    x_hat = rounded(vec(f["centred"]) / num(f["std"]))
+    return [typed(vec(f["gain"]) * x_hat + vec(f["bias"]))]
+
+
+def p13_exact(f: Figures) -> list[str]:
+    x = vec(f["x"])
+    x_hat = (x - x.mean()) / np.sqrt(np.mean((x - x.mean()) ** 2))
+    return [typed(vec(f["gain"]) * x_hat + vec(f["bias"]))]
+
+
 # problem -> (variant function, the figures each path reads, {path name: path})
 PROBLEMS: dict[str, tuple[str, tuple[str, ...], dict[str, Path_]]] = {
     "p15-soft-weights": (
@@ -194,6 +209,14 @@ PROBLEMS: dict[str, tuple[str, tuple[str, ...], dict[str, Path_]]] = {
         "attention_output",
         ("w_0", "w_1", "w_2"),
         {"as printed": p7, "own sums": p7, "every digit": p7_exact},
+    ),
+    # §9's LayerNorm: the normalised vector is printed (to the digits it needs: its spreads
+    # divide a power of ten), then times the gain plus the bias; a learner who divides the
+    # printed centred numbers by the printed spread, rounding to three decimals, lands there too
+    "p15-layer-norm": (
+        "layer_norm_affine",
+        ("centred", "std", "normalised"),
+        {"as printed": p13_as_printed, "own sums": p13_own, "every digit": p13_exact},
     ),
 }
 PATHS = ("as printed", "own sums", "every digit")

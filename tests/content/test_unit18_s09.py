@@ -147,3 +147,5 @@ def test_the_arena_variants_agree_with_the_definitions(seed: int) -> None:
     assert f["attn"] == str(4 * dd * dd) and f["ffn"] == str(2 * dd * ff)
     assert f["total"] == str(4 * dd * dd + 2 * dd * ff + 4 * dd + ff + dd + 4 * dd)
     assert ff != 4 * dd and f["four_d"] == str(8 * dd * dd)
+    assert num(f["matrices"]) == num(f["attn"]) + num(f["ffn"])
+    assert num(f["total"]) == sum(num(f[k]) for k in ("matrices", "attn_bias", "ffn_bias", "norms"))
