@@ -11,6 +11,7 @@ the check kinds and billing's rupees (standard library only, importing nothing o
     matrix([[1, -2]], plain)-> "[[1, −2]]"  as the answer boxes read a matrix
     pmatrix([[1, -2]], plain)-> "\\begin{pmatrix} 1 & −2 \\end{pmatrix}"   for a formula
     count(1048576)          -> "1,048,576"  count(1048576, indian=True) -> "10,48,576"
+    percent(1.0), percent(0.9865)  -> "100%", "98.6%"   a share as a percentage
     rupees(26), rupees(19.3)-> "₹26", "₹19.30"  paise(29950) -> "₹299.50" (Indian grouping)
 
 Every printed minus sign is U+2212 (MINUS), the one a reader and a screen reader take for minus;
@@ -43,6 +44,7 @@ __all__ = [
     "dec",
     "matrix",
     "paise",
+    "percent",
     "plain",
     "pmatrix",
     "printer",
@@ -99,6 +101,14 @@ def compact(x: Number, places: int = 3) -> str:
     xf = _finite(x)
     whole = round(xf)
     return plain(whole) if abs(xf - whole) < 1e-9 else dec(xf, places)
+
+
+def percent(share: Number, places: int = 1) -> str:
+    """A share (0.986…) as a percentage: "100%" and "60%" when the percentage is whole (within
+    1e-9), else to ``places`` decimals ("98.6%"); a real minus sign."""
+    p = 100 * _finite(share)
+    whole = round(p)
+    return (plain(whole) if abs(p - whole) < 1e-9 else dec(p, places)) + "%"
 
 
 def printer(fmt: Entry) -> Callable[[float], str]:

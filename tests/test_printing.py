@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 import json
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -20,6 +21,7 @@ from mathmachine.printing import (
     dec,
     matrix,
     paise,
+    percent,
     plain,
     pmatrix,
     rupees,
@@ -102,6 +104,12 @@ def test_counts_and_money() -> None:
     assert rupees(26, exact=True) == "₹26.00" and rupees(100000) == "₹1,00,000"
 
 
+def test_percentages() -> None:
+    assert percent(1.0) == "100%" and percent(0.6) == "60%" and percent(73 / 74) == "98.6%"
+    assert percent(45 / 74) == "60.8%" and percent(45 / 74, 0) == "61%"
+    assert percent(-0.125) == f"{MINUS}12.5%" and percent(0.0) == "0%"
+
+
 @pytest.mark.parametrize("bad", [float("nan"), float("inf"), -float("inf")])
 def test_what_cannot_be_printed_is_refused(bad: float) -> None:
     for fn in (dec, plain, compact, count, rupees):
@@ -173,3 +181,42 @@ def test_no_copy_of_the_printer_is_left() -> None:
                 "'₹' +",
             ):
                 assert pattern not in source, f"{path.relative_to(ROOT)} prints with {pattern!r}"
+
+
+# A number formatted in place with a precision (f"{x:.3f}", f"{p:.1f}%", "{:.2e}".format): a copy
+# of dec() that prints a hyphen for a negative number.
+_PRECISION = re.compile(r"\{[^{}]*:[-+ ]?[,_]?[0-9]*\.[0-9]+[fFeEgG%]\}")
+
+
+def test_no_number_is_printed_by_a_format_precision() -> None:
+    """The figures, the check kinds and the web apps print every number through the printer:
+    no format precision is left in them (a renderer's SVG coordinates are not printed numbers,
+    and the coursebook's own timing messages are not the unit's)."""
+    roots = [
+        FIGURES,
+        *(ROOT / "mathmachine" / p for p in ("coursebook/kinds", "learning", "billing")),
+    ]
+    found = []
+    for root in roots:
+        for path in sorted(root.rglob("*.py")):
+            if "migrations" in path.parts:
+                continue
+            for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+                if _PRECISION.search(line):
+                    found.append(f"{path.relative_to(ROOT)}:{n}: {line.strip()}")
+    assert found == [], (
+        "print these with mathmachine.printing (dec, vec, percent ...):\n" + "\n".join(found)
+    )
+
+
+def test_the_precision_rule_finds_what_it_forbids() -> None:
+    for line in (
+        'f"{x:.3f}"',
+        'f"{p:.0f}%"',
+        'f"{share:.1%}"',
+        '"{:.2e}".format(x)',
+        'f"{-x:+.2f}"',
+    ):
+        assert _PRECISION.search(line), line
+    for line in ('f"{x}"', 'f"{n:,}"', 'f"{name!r}"', 'f"{{x:.3f}}" is an example', "dec(x, 3)"):
+        assert not _PRECISION.search(line.replace("{{", "").replace("}}", "")), line

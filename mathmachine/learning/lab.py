@@ -41,6 +41,7 @@ from mathmachine.coursebook.widgets.attention_lab import (
 )
 from mathmachine.engine import shares_rounded
 from mathmachine.engine.pretrained import MODEL_SHA256, MiniLM, MiniLMRun, load_minilm
+from mathmachine.printing import dec
 
 from .widget_api import WidgetInputError
 
@@ -410,14 +411,14 @@ def head_table(lr: LabRun, layer: int, head: int) -> HeadTable:
     rows = []
     for i, token in enumerate(lr.tokens):
         j = int(np.argmax(units[i]))
-        cells = tuple(f"{u / 10**PLACES:.{PLACES}f}" for u in units[i])
+        cells = tuple(dec(u / 10**PLACES, PLACES) for u in units[i])
         rows.append(TableRow(token, cells, f"{lr.tokens[j]} (place {j})", cells[j]))
     return HeadTable(
         layer=layer,
         head=head,
         tokens=tuple(lr.tokens),
         rows=tuple(rows),
-        sink=f"{payload['sink']:.2f}",
+        sink=dec(payload["sink"], 2),
         notes=tuple(payload["notes"]),
     )
 

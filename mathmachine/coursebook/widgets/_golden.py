@@ -230,6 +230,11 @@ RUPEE_INPUTS: tuple[float, ...] = (
 )  # fmt: skip
 
 
+PERCENT_INPUTS: tuple[float, ...] = (
+    1.0, 0.6, 73 / 74, 45 / 74, 0.00049, 0.0, -0.125, 0.99999999999, 1 / 3, 0.0005,
+)  # fmt: skip
+
+
 def printing_cases() -> Golden:
     """The browser's printer (printing.js) against mathmachine.printing: every answer here is the
     server's own, so a number prints the same whichever side drew it."""
@@ -253,6 +258,9 @@ def printing_cases() -> Golden:
         g.case("rupees", v, {"exact": True}, out=printing.rupees(v, exact=True))
     for text in ("(-1, -2)", "-0.5 and -2", "no sign", "x - y"):
         g.case("signed", text, out=printing.signed(text))
+    for share in PERCENT_INPUTS:
+        g.case("percent", share, out=printing.percent(share))
+    g.case("percent", 0.98649, 2, out=printing.percent(0.98649, 2))
     return g
 
 

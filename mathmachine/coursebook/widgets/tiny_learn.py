@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from mathmachine.printing import count, dec
+from mathmachine.printing import count, dec, percent
 
 from . import WidgetContext, WidgetOptionError, kit, option, parts, register
 
@@ -37,11 +37,6 @@ CURVE_EVERY = 10  # plot every 10th step's loss, and the saved steps
 EOS = "</s>"
 
 h = kit.h
-
-
-def _pct(x: float) -> str:
-    p = 100 * x
-    return f"{p:.0f}%" if abs(p - round(p)) < 1e-9 else f"{p:.1f}%"
 
 
 def _curve(run: dict[str, Any], steps: list[int]) -> dict[str, list[Any]]:
@@ -105,15 +100,15 @@ def _runs_state(ex: dict[str, Any]) -> tuple[list[dict[str, Any]], list[int]]:
                 "title": r["title"],
                 "removed": r["removed"],
                 "weights": count(r["weights"]),
-                "held_out": _pct(r["held_out_accuracy"]),
+                "held_out": percent(r["held_out_accuracy"]),
                 "final_loss": dec(r["final_loss"], 4),
                 "curve": curve,
                 "marks": marks,
                 "checkpoints": [
                     {
                         "step": int(c["step"]),
-                        "train": _pct(c["train_accuracy"]),
-                        "held": _pct(c["held_out_accuracy"]),
+                        "train": percent(c["train_accuracy"]),
+                        "held": percent(c["held_out_accuracy"]),
                         "maps": [_map_view(r, c, k) for k in range(len(c["sentences"]))],
                     }
                     for c in r["checkpoints"]

@@ -315,7 +315,7 @@ def _controls(uid: str, ex: dict[str, Any], selected: int, sure: float) -> kit.H
                 h("input", type="range", id=f"{uid}-sure", target="sure",
                   min=f"{ex['sure_min']:g}", max=f"{ex['sure_max']:g}", step=f"{SURE_STEP:g}",
                   value=f"{sure:g}", aria_describedby=f"{uid}-sure-help"),
-                h("output", f"{sure:.1f}", class_="tl-sure-value", for_=f"{uid}-sure",
+                h("output", dec(sure, 1), class_="tl-sure-value", for_=f"{uid}-sure",
                   target="sure-value"),
                 h("p", "multiplies the decoder state ", h("b", "q"), " of ",
                   h("span", _hi(word), target="sure-word"),

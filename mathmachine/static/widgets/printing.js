@@ -9,6 +9,7 @@
 //   matrix([[1, -2]], null) -> '[[1, −2]]'
 //   count(1048576) -> '1,048,576'              count(n, {indian: true}) -> '10,48,576'
 //   rupees(26) -> '₹26', rupees(19.3) -> '₹19.30'
+//   percent(1) -> '100%', percent(73 / 74) -> '98.6%'
 //   signed('(-1, -2)') -> '(−1, −2)'           every hyphen, not only the first
 //
 // Decimals round as Python's do (half to even on the number's exact binary value: dec(0.125, 2)
@@ -73,6 +74,14 @@ export function plain(x) {
 export function compact(x, places = 3) {
   const whole = Math.round(finite(x))
   return Math.abs(x - whole) < 1e-9 ? plain(whole) : dec(x, places)
+}
+
+/** A share (0.986…) as a percentage: '100%' when the percentage is whole (within 1e-9), else
+ * to `places` decimals ('98.6%'). */
+export function percent(share, places = 1) {
+  const p = 100 * finite(share)
+  const whole = Math.round(p)
+  return `${Math.abs(p - whole) < 1e-9 ? plain(whole) : dec(p, places)}%`
 }
 
 /** How an entry prints: dec with `places` decimals, or plain for null (the server's printer()). */

@@ -36,7 +36,7 @@ HINDI = "मैं चाय पीता हूँ"
 
 def _row(weights: np.ndarray) -> list[str]:
     """A row of weights as printed: three decimals that add up to exactly 1.000."""
-    return [f"{u / 1000:.3f}" for u in shares_rounded(weights, 3)]
+    return [dec(u / 1000) for u in shares_rounded(weights, 3)]
 
 
 def figures() -> dict[str, str]:
@@ -73,10 +73,10 @@ def figures() -> dict[str, str]:
     f["lab_rows_layer"], f["lab_rows_head"] = map(str, ROW_HEAD)
     units = shares_rounded(run.attention[rl, rh, drink], 3)
     shown = units[:-1]
-    f["lab_rows_shown"] = ", ".join(f"{u / 1000:.3f}" for u in shown)
-    f["lab_rows_answer"] = f"{units[-1] / 1000:.3f}"
-    f["lab_rows_sum_shown"] = f"{shown.sum() / 1000:.3f}"
-    f["lab_rows_mean"] = f"{1 / n:.3f}"
+    f["lab_rows_shown"] = ", ".join(dec(u / 1000) for u in shown)
+    f["lab_rows_answer"] = dec(units[-1] / 1000)
+    f["lab_rows_sum_shown"] = dec(shown.sum() / 1000)
+    f["lab_rows_mean"] = dec(1 / n)
 
     # the lab's own sentence: how much of each row goes to [CLS] and [SEP], layer by layer
     ex = EXAMPLES["attention_lab"]
@@ -86,10 +86,10 @@ def figures() -> dict[str, str]:
     f["lab_sentence_n"] = str(len(lab.tokens))
     f["lab_sentence_words"] = str(len(lab.tokens) - 2)
     for i, s in enumerate(sinks, start=1):
-        f[f"lab_sink_{i}"] = f"{s:.2f}"
-    f["lab_sink_mid_lo"] = f"{sinks[1:5].min():.2f}"
-    f["lab_sink_mid_hi"] = f"{sinks[1:5].max():.2f}"
-    f["lab_tea_sink_1"] = f"{(run.attention[0, :, :, 0] + run.attention[0, :, :, -1]).mean():.2f}"
+        f[f"lab_sink_{i}"] = dec(s, 2)
+    f["lab_sink_mid_lo"] = dec(sinks[1:5].min(), 2)
+    f["lab_sink_mid_hi"] = dec(sinks[1:5].max(), 2)
+    f["lab_tea_sink_1"] = dec((run.attention[0, :, :, 0] + run.attention[0, :, :, -1]).mean(), 2)
 
     # check s6-count: मैं चाय पीता हूँ through the tokeniser
     hindi = model.run(HINDI)

@@ -15,6 +15,7 @@ import numpy as np
 
 from mathmachine.engine import causal_mask, shares_rounded, tiny
 from mathmachine.engine.tiny.corpus import BOS, EOS, all_pairs
+from mathmachine.printing import dec, vec
 
 RUNNING = "I drink tea"
 MAP_SENTENCE = "she eats rice"  # §11 shows this map; §13 asks where पीता looks
@@ -144,7 +145,7 @@ EXAMPLES: dict[str, Any] = _examples()
 
 
 def _row(thousandths: list[int]) -> str:
-    return "(" + ", ".join(f"{u / 1000:.3f}" for u in thousandths) + ")"
+    return vec([u / 1000 for u in thousandths])
 
 
 def figures() -> dict[str, str]:
@@ -185,7 +186,7 @@ def figures() -> dict[str, str]:
         f[f"fam_map_row{t + 1}"] = _row(avg[t])
         f[f"fam_map_top{t + 1}"] = en[int(np.argmax(avg[t]))]
     verb_t = len(cross["hindi"]) - 2
-    f["fam_map_verb_on_verb"] = f"{avg[verb_t][1] / 1000:.3f}"
+    f["fam_map_verb_on_verb"] = dec(avg[verb_t][1] / 1000)
     heads = np.asarray(cross["heads"])  # [H, T, S]
     h_verb = int(np.argmax(heads[:, verb_t, 1]))
     f["fam_map_verb_head"] = str(h_verb + 1)

@@ -31,7 +31,7 @@ from mathmachine.engine.tiny.corpus import (
     vocab,
 )
 from mathmachine.engine.tiny.training import HISTORY_PATH, TrainSettings
-from mathmachine.printing import count, dec
+from mathmachine.printing import count, dec, percent, vec
 
 RUNNING = "I drink tea"
 HELD_OUT = "the girl writes stories"  # a held-out pair the history watches
@@ -62,13 +62,12 @@ def _history() -> dict[str, Any]:
 
 def pct(x: float) -> str:
     """An accuracy as printed: 100%, 98.6%."""
-    p = 100 * x
-    return f"{p:.0f}%" if abs(p - round(p)) < 1e-9 else f"{p:.1f}%"
+    return percent(x)
 
 
 def row(weights: np.ndarray) -> str:
     """A row of attention weights as printed: three decimals adding up to exactly 1."""
-    return "(" + ", ".join(f"{u / 1000:.3f}" for u in shares_rounded(weights, 3)) + ")"
+    return vec([u / 1000 for u in shares_rounded(weights, 3)])
 
 
 def first(xs: np.ndarray) -> str:
@@ -179,7 +178,7 @@ def figures() -> dict[str, str]:
     )
     f["tt_combos"] = str(sum(len(o) for o in VERB_OBJECTS.values()))
     f["tt_pairs"], f["tt_train"], f["tt_held"] = map(str, (len(all_pairs()), len(train), len(held)))
-    f["tt_held_pct"] = f"{100 * len(held) / len(all_pairs()):.0f}%"
+    f["tt_held_pct"] = percent(len(held) / len(all_pairs()), 0)
     f["tt_en_words"], f["tt_hi_words"] = str(len(v.english) - 1), str(len(v.hindi) - 3)
     f["tt_en_vocab"], f["tt_hi_vocab"] = str(len(v.english)), str(len(v.hindi))
     f["tt_max_words"] = str(MAX_ENGLISH)
@@ -271,7 +270,7 @@ def figures() -> dict[str, str]:
     h_subj = int(np.argmax(sa[:, drink, 0]))
     f["tt_enc_subject_head"] = str(h_subj + 1)
     f["tt_enc_drink_row"] = row(sa[h_subj, drink])
-    f["tt_enc_drink_on_I"] = f"{shares_rounded(sa[h_subj, drink], 3)[0] / 1000:.3f}"
+    f["tt_enc_drink_on_I"] = dec(shares_rounded(sa[h_subj, drink], 3)[0] / 1000)
     f["tt_enc_out_drink"] = first(enc["output"][drink])
     # decoder: what it chooses at each position, and the cross-attention rows
     top = walk["top"]

@@ -5,7 +5,7 @@ with its printed numbers (``carried``, ``kept``)."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from decimal import ROUND_HALF_UP, Decimal
+from decimal import ROUND_HALF_EVEN, ROUND_HALF_UP, Decimal
 from typing import Any, TypeVar
 
 import numpy as np
@@ -13,6 +13,8 @@ from numpy.typing import ArrayLike
 
 #: how many draws a variant may reject before its seed is declared unusable
 MAX_DRAWS = 1000
+#: a carried number is first taken to nine decimals (its binary noise gone), then rounded
+NINE = Decimal("1e-9")
 
 T = TypeVar("T")
 
@@ -43,7 +45,10 @@ def carried(x: float | ArrayLike, places: int = 3) -> Any:
     unit = Decimal(1).scaleb(-places)
 
     def one(v: float) -> float:
-        return float(Decimal(f"{float(v):.9f}").quantize(unit, rounding=ROUND_HALF_UP)) + 0.0
+        nine = Decimal(float(v)).quantize(
+            NINE, rounding=ROUND_HALF_EVEN
+        )  # half to even, as printing nine places does
+        return float(nine.quantize(unit, rounding=ROUND_HALF_UP)) + 0.0
 
     if np.ndim(x) == 0:
         return one(float(x))  # type: ignore[arg-type]
