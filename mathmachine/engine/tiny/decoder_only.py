@@ -23,7 +23,7 @@ Params: {"src_emb": [V_en, d], "tgt_emb": [V_hi, d], "dec": {"0": block, ...},
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -40,20 +40,15 @@ from ..layers import (
     linear_forward,
 )
 from ..positions import sinusoidal_positions
+from .config import BOS_ID, EOS_ID, PAD_ID, TinyConfig, without_norms
 from .corpus import MAX_HINDI, Batch
 
-if TYPE_CHECKING:
-    from .model import TinyConfig
-
 IntArray = NDArray[np.int64]
-BOS_ID, EOS_ID, PAD_ID = 1, 2, 0  # as in .model (the Hindi vocabulary starts <pad>, <s>, </s>)
 
 
 def init_params(cfg: TinyConfig, rng: np.random.Generator) -> Params:
     """Fresh weights, drawn as :func:`.model.init_params` draws them: embeddings N(0, emb_std²),
     the blocks' and the output layer's weights N(0, 1/d_in), biases 0, LayerNorm gains 1."""
-    from .model import without_norms
-
     d = cfg.d_model
     params: dict[str, Any] = {  # drawn in this order: embeddings, blocks, output layer
         "src_emb": rng.standard_normal((cfg.src_vocab, d)) * cfg.emb_std,

@@ -25,8 +25,6 @@ vocabulary size, H heads. Pad id is 0 on both sides: pad keys are masked out, pa
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import asdict, dataclass
 from typing import Any
 
 import numpy as np
@@ -52,52 +50,18 @@ from ..layers import (
 )
 from ..positions import sinusoidal_positions
 from ..train import count_weights
+from . import decoder_only
+from .config import BOS_ID as BOS_ID  # the configuration lives in .config; here as before
+from .config import DECODER_ONLY as DECODER_ONLY
+from .config import ENCODER_DECODER as ENCODER_DECODER
+from .config import EOS_ID as EOS_ID
+from .config import PAD_ID as PAD_ID
+from .config import TinyConfig as TinyConfig
+from .config import config_dict as config_dict
+from .config import without_norms as without_norms
 from .corpus import MAX_HINDI, Batch
 
-BOS_ID, EOS_ID, PAD_ID = 1, 2, 0  # the Hindi vocabulary starts <pad>, <s>, </s>
-
 IntArray = NDArray[np.int64]
-
-
-ENCODER_DECODER, DECODER_ONLY = "encoder-decoder", "decoder-only"
-
-
-@dataclass(frozen=True)
-class TinyConfig:
-    src_vocab: int
-    tgt_vocab: int
-    d_model: int = 32
-    n_heads: int = 4
-    d_ff: int = 64
-    enc_layers: int = 1
-    dec_layers: int = 1
-    activation: str = "relu"
-    pre_norm: bool = False  # post-LN, as in the 2017 transformer
-    emb_std: float = 0.1  # embeddings start small next to the positions (amplitude 1)
-    # The ablations of §13 ("what each part buys", :mod:`.ablations`); the committed model keeps
-    # every default, and :func:`config_dict` leaves defaults out, so its files do not change.
-    positions: bool = True  # False: no sinusoidal positions on either side
-    layer_norm: bool = True  # False: every sublayer is x + f(x), no LayerNorm anywhere
-    arch: str = ENCODER_DECODER  # or DECODER_ONLY (:mod:`.decoder_only`; dec_layers blocks)
-
-    def __post_init__(self) -> None:
-        if self.arch not in (ENCODER_DECODER, DECODER_ONLY):
-            raise ValueError(f"arch must be {ENCODER_DECODER!r} or {DECODER_ONLY!r}")
-
-
-#: The fields added for the ablations, with their defaults (left out of the saved config).
-_ABLATION_DEFAULTS = {"positions": True, "layer_norm": True, "arch": ENCODER_DECODER}
-
-
-def config_dict(cfg: TinyConfig) -> dict[str, Any]:
-    """The config as saved in weights.npz and history.json: every field, except the ablation
-    switches left at their defaults (so the committed model's files stay byte for byte what they
-    were before the switches existed); ``TinyConfig(**config_dict(cfg)) == cfg``."""
-    return {
-        k: v
-        for k, v in asdict(cfg).items()
-        if k not in _ABLATION_DEFAULTS or v != _ABLATION_DEFAULTS[k]
-    }
 
 
 def _positions(cfg: TinyConfig, n: int) -> Array:
@@ -105,11 +69,6 @@ def _positions(cfg: TinyConfig, n: int) -> Array:
     if cfg.positions:
         return sinusoidal_positions(n, cfg.d_model)
     return np.zeros((n, cfg.d_model))
-
-
-def without_norms(params: Mapping[str, Array]) -> dict[str, Array]:
-    """A block's params without its LayerNorm gains and biases (for layer_norm=False)."""
-    return {k: v for k, v in params.items() if not k.startswith("ln")}
 
 
 def init_params(cfg: TinyConfig, rng: np.random.Generator) -> Params:
@@ -120,9 +79,7 @@ def init_params(cfg: TinyConfig, rng: np.random.Generator) -> Params:
     "out": {"W": [d, V_hi], "b": [V_hi]}} with block dicts as :mod:`..block` names them.
     """
     if cfg.arch == DECODER_ONLY:
-        from .decoder_only import init_params as init_decoder_only
-
-        return init_decoder_only(cfg, rng)
+        return decoder_only.init_params(cfg, rng)
     d = cfg.d_model
     params: dict[str, Any] = {
         "src_emb": rng.standard_normal((cfg.src_vocab, d)) * cfg.emb_std,
