@@ -31,13 +31,17 @@ from typing import Any
 import numpy as np
 from django.conf import settings
 from django.core.cache import cache
+from django.utils.safestring import SafeString, mark_safe
 from numpy.typing import NDArray
 
+from mathmachine.coursebook import html as _html
 from mathmachine.coursebook.widgets.attention_lab import (
     MAX_CHARS,
     MAX_TOKENS,
     PLACES,
+    head_map,
     neuron_numbers,
+    token_label,
 )
 from mathmachine.engine import shares_rounded
 from mathmachine.engine.pretrained import MODEL_SHA256, MiniLM, MiniLMRun, load_minilm
@@ -388,15 +392,25 @@ class TableRow:
 
 
 @dataclass(frozen=True)
+class Token:
+    """A token as the page shows it (token_label: "##◌ा"), with lang="hi" for Devanagari."""
+
+    label: str
+    lang: str | None
+
+
+@dataclass(frozen=True)
 class HeadTable:
-    """One head's map for the page without JavaScript (learning/lab.html)."""
+    """One head's map for the page without JavaScript (learning/lab.html): the shaded map the
+    widget draws, drawn here on the server (an SVG, its numbers as a table under it)."""
 
     layer: int
     head: int
-    tokens: tuple[str, ...]
+    tokens: tuple[Token, ...]
     rows: tuple[TableRow, ...]
     sink: str
     notes: tuple[str, ...]
+    figure: SafeString
 
     @property
     def n(self) -> int:
@@ -409,17 +423,20 @@ def head_table(lr: LabRun, layer: int, head: int) -> HeadTable:
     payload = head_payload(lr, layer, head)
     units = shares_rounded(lr.run.attention[layer - 1, head - 1], PLACES)
     rows = []
-    for i, token in enumerate(lr.tokens):
+    labels = [token_label(t) for t in lr.tokens]
+    for i, token in enumerate(labels):
         j = int(np.argmax(units[i]))
         cells = tuple(dec(u / 10**PLACES, PLACES) for u in units[i])
-        rows.append(TableRow(token, cells, f"{lr.tokens[j]} (place {j})", cells[j]))
+        rows.append(TableRow(token, cells, f"{labels[j]} (place {j})", cells[j]))
+    figure = head_map("lab-map", lr.tokens, units, layer, head, numbers="table")
     return HeadTable(
         layer=layer,
         head=head,
-        tokens=tuple(lr.tokens),
+        tokens=tuple(Token(t, "hi" if _html.has_devanagari(t) else None) for t in labels),
         rows=tuple(rows),
         sink=dec(payload["sink"], 2),
         notes=tuple(payload["notes"]),
+        figure=mark_safe(figure),
     )
 
 

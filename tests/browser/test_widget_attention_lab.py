@@ -2,7 +2,7 @@
 keyboard alone with reduced motion asked for, every number drawn compared with the engine's for
 the same sentence, bad input told in words, the share link reopening the same sentence, layer and
 head, the map saved as SVG, the toy mode against §3's numbers; and without JavaScript the form
-reaching the lab's page, which shows the map as a table."""
+reaching the lab's page, which draws the map on the server with its numbers as a table."""
 
 from __future__ import annotations
 
@@ -130,7 +130,9 @@ def test_devanagari_bad_input_and_the_toy(open_page: OpenPage, axe: Axe) -> None
     page.press("#w7-text", "Enter")
     wait_for(page, "11 tokens")
     tokens = page.locator(f"{t('tokens')} li").all_inner_texts()
-    assert tokens == load_minilm().run("मैं चाय पीता हूँ").tokens
+    # the model's pieces, a vowel sign shown on the dotted circle (test_lab_devanagari.py)
+    model_tokens = load_minilm().run("मैं चाय पीता हूँ").tokens
+    assert [x.replace("◌", "") for x in tokens] == model_tokens and "##◌ा" in tokens
     assert "drops combining marks" in page.locator(t("notes")).inner_text()
 
     page.fill("#w7-text", "I drink tea \U0001f375")
@@ -190,7 +192,8 @@ def test_without_javascript_the_form_opens_the_table(open_page: OpenPage) -> Non
     page.select_option("#w7-head", "3")
     page.click(f"{W} button[type='submit']")
     page.wait_for_url(re.compile(r"/lab/\?text=I\+drink\+tea&layer=1&head=3"))
-    table = page.locator("table.lab-table")
+    assert page.locator("main svg.wk-hm-svg rect[data-r]").count() == 5 * 5
+    table = page.locator("table.wk-hm-table")
     assert table.locator("caption").is_visible()
     run = load_minilm().run("I drink tea")
     tea_row = table.locator("tbody tr").nth(3).locator("td").all_inner_texts()

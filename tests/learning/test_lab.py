@@ -6,6 +6,7 @@ engine's for the same text; bad input is a 400 that names the problem; 20 reques
 
 from __future__ import annotations
 
+import re
 import threading
 from collections.abc import Callable, Iterator
 
@@ -95,7 +96,7 @@ def test_the_gate_anonymous_non_buyer_buyer_and_after_refund(view: str) -> None:
     _no_numbers(_post(client, **extra))
     # the page without JavaScript is gated the same way: the locked page, no table
     page = client.get(PAGE, {"text": TEXT, "layer": "2", "head": "3"})
-    assert page.status_code == 403 and b"lab-table" not in page.content
+    assert page.status_code == 403 and b"wk-hm-svg" not in page.content
     assert b"unlock" in page.content.lower()
 
 
@@ -273,7 +274,7 @@ def test_the_shared_cache_serves_a_repeat_and_redis_down_only_costs_a_recompute(
 def test_the_page_without_javascript_shows_one_head_as_a_table(buyer: Client) -> None:
     empty = buyer.get(PAGE)
     html = empty.content.decode()
-    assert empty.status_code == 200 and 'name="text"' in html and "lab-table" not in html
+    assert empty.status_code == 200 and 'name="text"' in html and "wk-hm-svg" not in html
     assert "At most 250 characters and 48 tokens" in html
     page = buyer.get(PAGE, {"text": "I drink tea", "layer": "3", "head": "2"})
     html = page.content.decode()
@@ -281,8 +282,10 @@ def test_the_page_without_javascript_shows_one_head_as_a_table(buyer: Client) ->
     run = load_minilm().run("I drink tea")
     units = shares_rounded(run.attention[2, 1], 3)
     for i, token in enumerate(run.tokens):
-        row = "".join(f"<td>{u / 1000:.3f}</td>" for u in units[i])
-        assert f'<th scope="row">{token}</th>{row}' in html
+        row = "".join(rf'<td class="wk-h\d+">{u / 1000:.3f}</td>' for u in units[i])
+        assert re.search(f'<th scope="row">{re.escape(token)}</th>{row}', html), token
+    # the map drawn on the server: one shaded cell per weight, the tokens as its labels
+    assert html.count("<rect x=") == len(run.tokens) ** 2 and "wk-hm-svg" in html
     assert 'value="I drink tea"' in html and '<option value="3" selected>' in html
 
 
@@ -290,7 +293,7 @@ def test_the_page_without_javascript_says_what_is_wrong(buyer: Client) -> None:
     page = buyer.get(PAGE, {"text": "tea\x00time 🍵", "layer": "1", "head": "1"})
     html = page.content.decode()
     assert page.status_code == 400 and 'role="alert"' in html and "control character" in html
-    assert "\x00" not in html and "lab-table" not in html
+    assert "\x00" not in html and "wk-hm-svg" not in html
     bad_layer = buyer.get(PAGE, {"text": "I drink tea", "layer": "9"})
     assert bad_layer.status_code == 400 and "layer from 1 to 6" in bad_layer.content.decode()
 

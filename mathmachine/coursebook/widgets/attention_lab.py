@@ -21,6 +21,7 @@ numbers as a table, computed now by the engine.
 
 from __future__ import annotations
 
+import unicodedata
 from typing import Any
 
 import numpy as np
@@ -46,6 +47,20 @@ PLACES = 3
 LAYERS, HEADS = 6, 12
 
 h = kit.h
+
+#: The dotted circle that stands for a missing base letter (U+25CC), as the prose writes "◌ा".
+DOTTED_CIRCLE = "\u25cc"
+
+
+def token_label(token: str) -> str:
+    """A token as the lab shows it: a piece that starts with a combining vowel sign or mark
+    ("##ा", "##ी") gets the dotted circle before the mark ("##◌ा"). A mark with no letter to sit
+    on is drawn on whatever comes before it: "#" in a font without Devanagari, an empty box in
+    one without "#". attention-lab.js's tokenLabel() writes the same."""
+    body = token[2:] if token.startswith("##") else token
+    if body and unicodedata.category(body[0]).startswith("M"):
+        return token[: len(token) - len(body)] + DOTTED_CIRCLE + body
+    return token
 
 
 def _example(opts: dict[str, Any]) -> dict[str, Any]:
@@ -241,30 +256,47 @@ def looks_most(tokens: list[str], rows: list[list[str]]) -> list[str]:
     return out
 
 
-def _figures(uid: str, tokens: list[str], units: np.ndarray, layer: int, head: int) -> kit.HTML:
-    """The heat map (the server draws the example's; the script redraws it for every head) with
-    its numbers as a table, and the arcs view (drawn by the script)."""
+def head_map(
+    uid: str, tokens: list[str], units: np.ndarray, layer: int, head: int, **more: Any
+) -> kit.HTML:
+    """One head's heat map as the server draws it (the kit's parts.heatmap: shaded cells, the
+    tokens as labels, its numbers as a table that is the map's text alternative in full), for the
+    widget's first map and for the lab's page without JavaScript (learning/lab.html). ``units``:
+    the weights in thousandths, rows summing to 1000 (shares_rounded)."""
     title = map_title(layer, head)
+    labels = [token_label(t) for t in tokens]
     rows = [units_to_text(u) for u in units]
-    heat = parts.heatmap(
+    return parts.heatmap(
         units / 10**PLACES,
-        uid=f"{uid}-map",
-        rows=tokens,
-        cols=tokens,
+        uid=uid,
+        rows=labels,
+        cols=labels,
         title=f"Heat map of {title.lower()}",
         desc=map_desc(len(tokens)),
         caption=f"{title}: every row adds up to 1.000.",
         table_caption=f"{title}: every row adds up to 1.000.",
         corner="query ↓ · key →",
-        extra=("looks most at", looks_most(tokens, rows)),
-        numbers="open",
-        cell=max(12, min(24, 250 // len(tokens))),  # a sentence of 13 tokens fits a phone
+        extra=("looks most at", looks_most(labels, rows)),
+        cell=map_cell(len(tokens)),
         fixed=True,
         scroll="the map",
-        svg_target="map",
-        target="map-box",
-        class_="al-heatmap",
+        **more,
     )
+
+
+def map_cell(n: int) -> int:
+    """A map cell's side in px for n tokens: a sentence of 13 tokens fits a phone; past that the
+    cells shrink to 12 px at most (the widget offers a larger map to tap)."""
+    return max(12, min(24, 250 // n))
+
+
+def _figures(uid: str, tokens: list[str], units: np.ndarray, layer: int, head: int) -> kit.HTML:
+    """The heat map (the server draws the example's; the script redraws it for every head) with
+    its numbers as a table, and the arcs view (drawn by the script)."""
+    heat = head_map(
+        f"{uid}-map", tokens, units, layer, head,
+        numbers="open", svg_target="map", target="map-box", class_="al-heatmap",
+    )  # fmt: skip
     arcs = h(
         "div",
         h("svg", target="arcs", class_="al-arcs", role="img",

@@ -20,6 +20,20 @@ import {PALETTE, drawHeatmap, level, markKey, shortLabel} from './heatmap.js';
 
 const SVG = 'http://www.w3.org/2000/svg'
 const NEAR_ZERO = 0.05 // a row's words name weights from this size up
+const DEVANAGARI = /[\u0900-\u097f\ua8e0-\ua8ff]/
+const MARK = /^\p{M}/u
+// The exported SVG has no stylesheet: its Devanagari labels name the fonts themselves (site.css's
+// :lang(hi) list, then any sans-serif).
+const HINDI_FONTS = "'Noto Sans Devanagari', 'Nirmala UI', 'Kohinoor Devanagari', 'Devanagari Sangam MN', Mangal, sans-serif"
+
+/** A token as the lab shows it: "##ा" is "##◌ा" (a vowel sign or mark with no letter to sit on
+ * gets the dotted circle, or it is drawn on "#" or as an empty box). The server's token_label. */
+export function tokenLabel(t) {
+  const body = t.startsWith('##') ? t.slice(2) : t
+  return MARK.test(body) ? t.slice(0, t.length - body.length) + '\u25cc' + body : t
+}
+
+const langOf = (t) => (DEVANAGARI.test(t) ? 'hi' : null)
 
 function el(name, attrs = {}, text = '') {
   const node = document.createElementNS(SVG, name)
@@ -179,6 +193,7 @@ export class AttentionLabElement extends WidgetElement {
   // -- drawing ----------------------------------------------------------------------------
 
   #show(d, announce) {
+    d.labels = d.tokens.map(tokenLabel)
     this.#data = d
     const n = d.tokens.length
     this.#row = Math.min(this.#row, n - 1)
@@ -208,9 +223,9 @@ export class AttentionLabElement extends WidgetElement {
   #tokens() {
     const list = this.target('tokens')
     const items = this.#data.tokens.map((t, i) =>
-      html('li', {role: 'option', id: `${this.id}-tok-${i}`, 'data-i': i,
+      html('li', {role: 'option', id: `${this.id}-tok-${i}`, 'data-i': i, lang: langOf(t),
                   class: t === '[CLS]' || t === '[SEP]' ? 'al-tok al-tok-special' : 'al-tok',
-                  'aria-selected': i === this.#row ? 'true' : 'false'}, t)) // prettier-ignore
+                  'aria-selected': i === this.#row ? 'true' : 'false'}, tokenLabel(t))) // prettier-ignore
     list.replaceChildren(...items)
     list.setAttribute('aria-activedescendant', `${this.id}-tok-${this.#row}`)
   }
@@ -224,7 +239,7 @@ export class AttentionLabElement extends WidgetElement {
   #keyOptions() {
     const sel = this.target('key')
     sel.replaceChildren(
-      ...this.#data.tokens.map((t, j) => html('option', {value: j}, `${t} (place ${j})`)),
+      ...this.#data.tokens.map((t, j) => html('option', {value: j, lang: langOf(t)}, `${tokenLabel(t)} (place ${j})`)),
     )
     sel.value = String(this.#key)
   }
@@ -248,11 +263,11 @@ export class AttentionLabElement extends WidgetElement {
       ? 'The toy model: §3’s three words (rows unrounded, each adding up to 1).'
       : `${title}: every row adds up to 1.000.`
     drawHeatmap(this.target('map-box'), {
-      values: d.weights, rows: d.tokens, cols: d.tokens, cell: this.#cell(n), places: 3,
+      values: d.weights, rows: d.labels, cols: d.labels, cell: this.#cell(n), places: 3,
       title: `Heat map of ${title.toLowerCase()}`, caption, tableCaption: caption,
       desc: `${n} rows (the tokens that ask, the queries) by ${n} columns (the tokens looked at, the keys); darker cells hold more weight. Under the map, the chosen row is read out in numbers.`,
       highlight: this.#row, key: this.#key,
-      extra: ['looks most at', d.weights.map((row) => `${d.tokens[argmax(row)]}: ${dec(row[argmax(row)])}`)],
+      extra: ['looks most at', d.weights.map((row) => `${d.labels[argmax(row)]}: ${dec(row[argmax(row)])}`)],
     }) // prettier-ignore
     this.forget()
   }
@@ -262,7 +277,7 @@ export class AttentionLabElement extends WidgetElement {
   }
 
   #drawArcs() {
-    const {tokens, weights} = this.#data
+    const {labels: tokens, weights} = this.#data
     const n = tokens.length
     const gap = 22
     const w = 320
@@ -282,16 +297,17 @@ export class AttentionLabElement extends WidgetElement {
     })
     tokens.forEach((t, i) => {
       const strong = i === this.#row ? 700 : 400
+      const lang = langOf(t) ? {lang: 'hi'} : {}
       parts.push(el('text', {x: x0 - 6, y: y(i), 'text-anchor': 'end', 'font-size': 13,
-                             'font-weight': strong, fill: '#1d2330'}, shortLabel(t))) // prettier-ignore
-      parts.push(el('text', {x: x1 + 6, y: y(i), 'font-size': 13, fill: '#1d2330'}, shortLabel(t)))
+                             'font-weight': strong, fill: '#1d2330', ...lang}, shortLabel(t))) // prettier-ignore
+      parts.push(el('text', {x: x1 + 6, y: y(i), 'font-size': 13, fill: '#1d2330', ...lang}, shortLabel(t)))
     })
     svg.replaceChildren(...parts)
     svg.setAttribute('aria-label', `Arcs from ${tokens[this.#row]} (left) to every token (right), as thick as its weight; the numbers are read out below.`)
   }
 
   #rowWords(announce) {
-    const {tokens, weights} = this.#data
+    const {labels: tokens, weights} = this.#data
     const row = weights[this.#row]
     const order = row.map((v, j) => [v, j]).sort((a, b) => b[0] - a[0])
     let named = order.filter(([v], k) => k < 4 && (k === 0 || v >= NEAR_ZERO))
@@ -381,7 +397,7 @@ export class AttentionLabElement extends WidgetElement {
     const box = this.target('neuron')
     if (d.toy) {
       const {q, k, scores, weights} = d.sa
-      this.#drawNeuron({tokens: d.tokens, query: i, key: j, q: q[i], k: k[j], products: products(q[i], k[j]),
+      this.#drawNeuron({tokens: d.labels, query: i, key: j, q: q[i], k: k[j], products: products(q[i], k[j]),
                         score: scores[i][j], sqrt_d: null, scaled: scores[i][j],
                         row: scores[i], weights: weights[i], weight: weights[i][j]}) // prettier-ignore
       return
@@ -398,7 +414,7 @@ export class AttentionLabElement extends WidgetElement {
   }
 
   #drawNeuron(v) {
-    const t = v.tokens
+    const t = v.tokens.map(tokenLabel)
     const rows = v.q.map((x, m) =>
       html('tr', {}, html('th', {scope: 'row'}, String(m + 1)), html('td', {}, dec(x)),
            html('td', {}, dec(v.k[m])), html('td', {}, dec(v.products[m])))) // prettier-ignore
@@ -539,11 +555,16 @@ export class AttentionLabElement extends WidgetElement {
     svg.setAttribute('font-family', 'sans-serif')
     svg.removeAttribute('data-target')
     svg.removeAttribute('class')
+    // The file is the map, not the page's state: no row outline, no marked cell.
+    for (const mark of svg.querySelectorAll('.wk-hm-row, .wk-hm-key')) mark.remove()
     for (const node of svg.querySelectorAll('[class],[data-r],[data-c],[data-row]')) {
       for (const a of ['class', 'data-r', 'data-c', 'data-row']) node.removeAttribute(a)
     }
-    const where = d.toy ? 'toy model (§3)' : `all-MiniLM-L6-v2, layer ${d.layer}, head ${d.head}`
-    svg.prepend(el('title', {}, `Attention, ${where}: ${d.tokens.join(' ')}`))
+    for (const t of svg.querySelectorAll('text[lang="hi"]')) t.setAttribute('font-family', HINDI_FONTS)
+    const where = d.toy ? 'the toy model of §3' : `all-MiniLM-L6-v2, layer ${d.layer}, head ${d.head}`
+    const sentence = d.toy ? d.tokens.join(' ') : d.sentence
+    svg.prepend(el('title', {}, `Attention, ${where}: ${sentence}`))
+    this.#caption(svg, sentence, where)
     const file = d.toy ? 'attention-toy.svg' : `attention-layer${d.layer}-head${d.head}.svg`
     const blob = new Blob([new XMLSerializer().serializeToString(svg)], {type: 'image/svg+xml'})
     const a = html('a', {href: URL.createObjectURL(blob), download: file})
@@ -553,6 +574,37 @@ export class AttentionLabElement extends WidgetElement {
     setTimeout(() => URL.revokeObjectURL(a.href), 1000)
     this.say(`Saved the map as ${file}.`)
     this.emit('update', this.#detail())
+  }
+
+  /** Under the saved map, what it is: the sentence, the model, layer and head, and the colour
+   * scale (the palette's 11 shades from 0 to 1), so the file explains itself wherever it goes. */
+  #caption(svg, sentence, where) {
+    const [, , w0, h0] = svg.getAttribute('viewBox').split(' ').map(Number)
+    const width = Math.max(w0, 320)
+    const per = Math.floor((width - 16) / 6.6) // characters a 12 px line holds
+    const lines = []
+    let line = ''
+    for (const word of `“${sentence}”`.split(' ')) {
+      if (line && (line + ' ' + word).length > per) {
+        lines.push(line)
+        line = word
+      } else line = line ? `${line} ${word}` : word
+    }
+    lines.push(line, `${where}; each row adds up to 1.`)
+    const g = el('g', {'font-size': 12, fill: '#1d2330'})
+    let y = h0 + 16
+    for (const text of lines) {
+      g.append(el('text', DEVANAGARI.test(text) ? {x: 8, y, lang: 'hi', 'font-family': HINDI_FONTS} : {x: 8, y}, text))
+      y += 16
+    }
+    g.append(el('text', {x: 8, y: y + 9}, '0'))
+    PALETTE.forEach((fill, i) => g.append(el('rect', {x: 22 + i * 16, y, width: 16, height: 12, fill, stroke: '#dcd8cf', 'stroke-width': 0.5})))
+    g.append(el('text', {x: 22 + PALETTE.length * 16 + 4, y: y + 9}, '1  (darker: more weight)'))
+    svg.append(g)
+    const height = y + 20
+    svg.setAttribute('viewBox', `0 0 ${width} ${height}`)
+    svg.setAttribute('width', width)
+    svg.setAttribute('height', height)
   }
 }
 
