@@ -5,10 +5,11 @@ here lists an id, so a section that lands with new checks is covered as it lands
 For each, at each seed: the key typed back is right, and so is the by-hand answer (what the
 worked solution reaches with its printed numbers); each named mistake typed back is named, its
 explanation shown, and it is wrong; the kinds' own mistakes (a vector reordered, a matrix
-transposed) too; the hints, mistakes and general wrong words never print the key; the worked
-solution states an answer the grader takes (a problem: in its final paragraph); nothing renders
-an unresolved figure or a NaN. For fresh numbers: the statements and keys are fresh, and a
-named mistake is withheld on few seeds (it is when its answer would be the key).
+transposed) too; each wrong option of a choice has words of its own; the hints, mistakes and
+general wrong words never print the key; the worked solution states an answer the grader takes
+(a problem: in its final paragraph); nothing renders an unresolved figure or a NaN. For fresh
+numbers: the statements and keys are fresh, and a named mistake is withheld on few seeds (it is
+when its answer would be the key).
 
 The hand-written tables of tests/coursebook/test_feedback_typed.py remain for the ways
 learners type (₹26, 1,048,576, १०४८५७६); tests/content/test_printed_steps.py checks every
@@ -117,6 +118,29 @@ def test_each_named_mistake_typed_back_is_named_and_explained(item: tuple[str, s
                     wrong_attempts=1, revealed=False,
                 )  # fmt: skip
                 assert m.html in shown.body_html, (where, m.name)
+
+
+@pytest.mark.parametrize("item", ITEMS, ids=ident)
+def test_every_wrong_option_of_a_choice_gets_words_of_its_own(item: tuple[str, str]) -> None:
+    """A choice check teaches through its options: each wrong one, picked (with a single answer,
+    alone; with several, beside the right ones), is wrong and named by a mistake of its own,
+    whose explanation the learner is shown."""
+    for seed, check in checks_of(*item):
+        where = _where(check, seed)
+        for i, f in enumerate(check.fields):
+            if f.kind != "choice":
+                continue
+            for option in (o for o in f.key.options if o not in f.key.chosen):
+                chosen = [*sorted(f.key.chosen), option] if f.key.several else [option]
+                typed = _typed(check, i, ", ".join(chosen))
+                g = grade(check, typed)
+                assert g.ok and not g.correct and g.mistakes, (where, option, g)
+                shown = feedback_for(
+                    check, correct=False, mistakes=g.mistakes, fields_right=g.fields_right,
+                    wrong_attempts=1, revealed=False,
+                )  # fmt: skip
+                named = [m for m in check.mistakes if m.name in g.mistakes]
+                assert named and all(m.html in shown.body_html for m in named), (where, option)
 
 
 def _in_every_form(figures: list[str]) -> list[str]:

@@ -15,6 +15,9 @@ import numpy as np
 import pytest
 
 from mathmachine.coursebook import compile_unit
+from mathmachine.coursebook.feedback import feedback_for
+from mathmachine.coursebook.grading import grade
+from mathmachine.coursebook.passes.answers import visible_text
 from mathmachine.coursebook.passes.load import load_figures
 from mathmachine.engine.pretrained import load_minilm
 
@@ -249,3 +252,23 @@ def test_no_check_is_answered_before_it_is_asked(section, figs) -> None:  # type
         assert figure.replace(" ", "") not in before_swap
     before_lookup = html[: html.index("<!--check:s5-lookup-->")]
     assert "one row for “bank”" not in before_lookup
+
+
+def test_the_swap_check_explains_its_worked_output_only_once_answered(section, figs) -> None:  # type: ignore[no-untyped-def]
+    """s5-swap asks where bank's output goes once 'loan' becomes 'money': no first wrong answer
+    (any option, or a words-free mistake) prints the worked output or its weights; the right
+    answer's words give the output, the worked answer the weights too."""
+    swap = next(c for c in section.checks if c.id == "s5-swap")
+    worked = (figs["mm_swap_after"], figs["mm_swap_weights"])
+    for option in swap.fields[0].key.options:
+        g = grade(swap, [option])
+        if g.correct:
+            continue
+        shown = feedback_for(
+            swap, correct=False, mistakes=g.mistakes, fields_right=g.fields_right,
+            wrong_attempts=1, revealed=False,
+        )  # fmt: skip
+        for figure in worked:
+            assert figure not in visible_text(shown.body_html), (option, figure)
+    assert figs["mm_swap_after"] in visible_text(swap.feedback_correct_html)
+    assert all(figure in visible_text(swap.solution_html) for figure in worked)

@@ -4,8 +4,8 @@ the key is right in the forms a learner types (₹26, Rs. 26, 1,048,576, 10,48,5
 first feedback prints the key, nor a count with its thousands separators.
 
 These tables are not the list of checks: every check and problem of every written section is
-covered, without a list, by tests/content/test_every_check.py. (§5's choices:
-test_feedback_s05.py.)"""
+covered, without a list, by tests/content/test_every_check.py (a choice's wrong options
+too)."""
 
 from __future__ import annotations
 
