@@ -30,6 +30,7 @@ class UnitCard:
     started: bool
     problems: tuple[learning.ProblemMastery, ...] = ()
     standing: learning.LearnerUnit | None = None
+    problems_locked: int = 0  # in sections closed to them: counted, never named
 
     @property
     def problems_solved(self) -> int:
@@ -62,8 +63,9 @@ def learning_overview(*, user: AbstractBaseUser) -> list[UnitCard]:
                 sections_total=len(standing.contents.written),
                 continue_section=standing.continue_at,
                 started=standing.progress.started,
-                problems=tuple(learning.problem_mastery(learner=learner, unit=unit)),
+                problems=tuple(learning.problem_mastery(user=user, learner=learner, unit=unit)),
                 standing=standing,
+                problems_locked=learning.problems_locked(user=user, unit=unit),
             )
         )
     return cards

@@ -3,12 +3,12 @@
 allauth signs a new user in right after sign-up, and every sign-in (allauth's or the admin's)
 goes through django.contrib.auth.login, which sends ``user_logged_in``. The anonymous token
 survives the session-key rotation of login(); after the claim it is removed from the session so
-later answers are recorded for the user only.
+later answers are recorded for the user only, and it is retired with the token the browser's
+offer cookie holds (learning.learners.learner_tokens_retire): neither is adopted again.
 """
 
 from __future__ import annotations
 
-import uuid
 from typing import Any
 
 from django.conf import settings
@@ -17,7 +17,7 @@ from django.db.models.signals import post_save
 from django.dispatch import receiver
 from django.http import HttpRequest
 
-from mathmachine.learning.learners import SESSION_KEY
+from mathmachine.learning.learners import learner_tokens_retire
 from mathmachine.learning.services import learner_progress_claim
 
 
@@ -25,19 +25,12 @@ from mathmachine.learning.services import learner_progress_claim
 def claim_anonymous_progress(
     sender: Any, request: HttpRequest | None, user: Any, **kwargs: Any
 ) -> None:
-    session = getattr(request, "session", None)
-    if session is None:
+    if getattr(request, "session", None) is None or request is None:
         return
-    raw = session.get(SESSION_KEY)
-    if not raw:
-        return
-    try:
-        token = uuid.UUID(str(raw))
-    except ValueError:
-        session.pop(SESSION_KEY, None)
-        return
-    learner_progress_claim(user=user, anon_token=token)
-    session.pop(SESSION_KEY, None)
+    # The browser's anonymous tokens are retired (a copy of the offer cookie opens nothing
+    # from now on); the session's progress joins the account.
+    for token in learner_tokens_retire(request):
+        learner_progress_claim(user=user, anon_token=token)
 
 
 @receiver(post_save, sender=settings.AUTH_USER_MODEL, dispatch_uid="mathmachine.accounts.operator")

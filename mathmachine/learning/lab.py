@@ -63,6 +63,9 @@ SPECIAL = ("[CLS]", "[SEP]")
 
 # ZWNJ and ZWJ are format characters that Hindi writing uses; every other one is refused.
 _ALLOWED_FORMAT = frozenset({"\u200c", "\u200d"})
+# Letters and symbols that draw nothing, though Unicode does not class them as format
+# characters: the Hangul fillers and the blank Braille pattern (refused as invisible too).
+_BLANK = frozenset({"\u115f", "\u1160", "\u3164", "\uffa0", "\u2800"})
 _MARKUP = re.compile(r"<\s*/?\s*[A-Za-z!?]|&(?:#[0-9]+|#[xX][0-9A-Fa-f]+|[A-Za-z][A-Za-z0-9]*);")
 # Emoji and pictographs (Unicode's emoji blocks, the symbol blocks they share, the emoji
 # variation selector, the keycap mark and tag characters). Approximate by block, on purpose: a
@@ -94,8 +97,9 @@ def _name(ch: str) -> str:
 def clean_text(raw: object) -> str:
     """The learner's text, stripped of spaces at its ends, or LabInputError saying what is wrong:
     nothing typed, too many characters, a control or invisible formatting character (NUL
-    included), markup, an emoji, or a character no text may hold. The token limit is checked by
-    :func:`tokens_of` (it needs the tokeniser)."""
+    included; the blank Hangul fillers and Braille pattern too), markup, an emoji, or a
+    character no text may hold. The token limit is checked by :func:`tokens_of` (it needs the
+    tokeniser)."""
     if not isinstance(raw, str):
         raise LabInputError("Send the sentence as text.")
     text = raw.strip()
@@ -114,7 +118,7 @@ def clean_text(raw: object) -> str:
                 f"Your text holds a control character ({where}, {_control_name(ch)}). "
                 "Type or paste plain words on one line."
             )
-        if cat == "Cf" and ch not in _ALLOWED_FORMAT:
+        if (cat == "Cf" and ch not in _ALLOWED_FORMAT) or ch in _BLANK:
             raise LabInputError(
                 f"Your text holds an invisible formatting character ({where}, {_name(ch)}). "
                 "Retype the sentence without it."

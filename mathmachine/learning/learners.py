@@ -46,9 +46,39 @@ def learner_from_request(request: HttpRequest, *, create: bool = False) -> Learn
         except ValueError:
             token = None
     if token is None and create:
-        token = _offered_token(request) or uuid.uuid4()
+        offered = _offered_token(request)
+        if offered is not None and _retired(offered):
+            offered = None  # it joined an account at a sign-in: a copy of the cookie opens nothing
+        token = offered or uuid.uuid4()
         request.session[SESSION_KEY] = str(token)
     return Learner(user_id=None, anon_token=token)
+
+
+def _retired(token: uuid.UUID) -> bool:
+    from .models import RetiredLearnerToken
+
+    return RetiredLearnerToken.objects.filter(token=token).exists()
+
+
+def learner_tokens_retire(request: HttpRequest) -> list[uuid.UUID]:
+    """At sign-in: the anonymous tokens of this browser (the session's, and the one its cookie
+    offers) are retired, never adopted again (RetiredLearnerToken). Returns the session's
+    token, whose progress the caller claims for the user, if any."""
+    from .models import RetiredLearnerToken
+
+    tokens: list[uuid.UUID] = []
+    raw = request.session.get(SESSION_KEY)
+    try:
+        if raw:
+            tokens.append(uuid.UUID(str(raw)))
+    except ValueError:
+        pass
+    offered = _offered_token(request)
+    for token in (*tokens, offered):
+        if token is not None:
+            RetiredLearnerToken.objects.get_or_create(token=token)
+    request.session.pop(SESSION_KEY, None)
+    return tokens
 
 
 def _offered_token(request: HttpRequest) -> uuid.UUID | None:

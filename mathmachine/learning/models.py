@@ -53,9 +53,11 @@ class CheckAnswer(LearnerOwned):
     The verdict is stored with the answer (correct, mistakes, fields_right) together with the
     version of the check it was graded against: a page shows it as graded, never regrades it.
     A wrong answer never replaces a right one of the same variant. For a check with fresh
-    numbers, variant is the seed of the variant the stored answer is for; the per-variant fields
-    (variant_attempts, wrong_attempts, revealed_at, last_answer, verdict) start again with a new
-    variant, while attempts, solved_at and first_try_variants count across variants.
+    numbers, variant is the seed of the variant the stored answer is for, and the per-variant
+    fields (variant_attempts, wrong_attempts, revealed_at, last_answer, verdict) are those of
+    that variant, copied from its VariantRecord (which keeps them when the learner moves to other
+    numbers and back); attempts, solved_at, first_try_variants and first_try_numbers count across
+    variants. Proficiency counts first_try_numbers: two seeds that draw the same numbers are one.
     """
 
     unit_slug = models.SlugField(max_length=80)
@@ -79,6 +81,11 @@ class CheckAnswer(LearnerOwned):
     first_try_variants = models.JSONField(
         default=list, blank=True, help_text="seeds of the variants solved at the first try"
     )
+    first_try_numbers = models.JSONField(
+        default=list,
+        blank=True,
+        help_text="digests of the numbers solved at the first try (variants.numbers_of)",
+    )
     revealed_at = models.DateTimeField(
         null=True, blank=True, help_text="when the worked answer was asked for (this variant)"
     )
@@ -92,6 +99,67 @@ class CheckAnswer(LearnerOwned):
 
     def __str__(self) -> str:
         return f"{self.learner_label} · {self.unit_slug}/{self.check_id}"
+
+    def show_variant(self, record: VariantRecord) -> None:
+        """This row (unsaved) as it stands on ``record``'s numbers: that seed's own tries,
+        reveal, stored answer and verdict; the totals across seeds stay."""
+        self.variant = record.seed
+        self.variant_attempts = record.attempts
+        for name in PER_VARIANT:
+            setattr(self, name, getattr(record, name))
+
+    def keep_variant(self, record: VariantRecord) -> None:
+        """What this row holds of its variant, into that variant's record."""
+        record.attempts = self.variant_attempts
+        for name in PER_VARIANT:
+            setattr(record, name, getattr(self, name))
+
+
+# Fields of the variant shown, the same in CheckAnswer and VariantRecord.
+PER_VARIANT = (
+    "wrong_attempts",
+    "revealed_at",
+    "last_answer",
+    "correct",
+    "mistakes",
+    "fields_right",
+    "check_version",
+)
+
+
+class VariantRecord(LearnerOwned):
+    """One learner's history on one set of numbers (one seed) of a check or problem with fresh
+    numbers: never reset by answering other seeds, so a wrong try or a reveal on any seed is
+    never forgotten, and a seed's page shows that seed's own answer and verdict.
+
+    numbers: a digest of the variant's numbers (variants.numbers_of); two seeds that draw the
+    same numbers have the same digest. first_try_correct: solved at the first try on this seed,
+    the worked answer not shown first.
+    """
+
+    unit_slug = models.SlugField(max_length=80)
+    check_id = models.SlugField(max_length=80)
+    seed = models.PositiveIntegerField()
+    numbers = models.CharField(max_length=24, blank=True, help_text="digest of the numbers")
+    attempts = models.PositiveIntegerField(default=0)
+    wrong_attempts = models.PositiveIntegerField(default=0)
+    revealed_at = models.DateTimeField(null=True, blank=True)
+    first_try_correct = models.BooleanField(default=False)
+    solved_at = models.DateTimeField(null=True, blank=True)
+    last_answer = models.JSONField(default=list, help_text="the raw text of each box")
+    correct = models.BooleanField(default=False)
+    mistakes = models.JSONField(default=list, blank=True)
+    fields_right = models.JSONField(default=list, blank=True)
+    check_version = models.CharField(max_length=12, blank=True)
+    first_answered_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = _owner_constraints("variantrecord", ("unit_slug", "check_id", "seed"))
+        ordering = ("-updated_at",)
+
+    def __str__(self) -> str:
+        return f"{self.learner_label} · {self.unit_slug}/{self.check_id} seed {self.seed}"
 
 
 class SectionVisit(LearnerOwned):
@@ -109,3 +177,16 @@ class SectionVisit(LearnerOwned):
 
     def __str__(self) -> str:
         return f"{self.learner_label} · {self.unit_slug} §{self.section_number}"
+
+
+class RetiredLearnerToken(models.Model):
+    """An anonymous learner token that has served its purpose: its progress joined an account
+    at sign-in (learner_progress_claim). The offered token travels in a cookie, a bearer value
+    anyone holding a copy could present; once retired it is never adopted again (a fresh token
+    is made instead), so a copy of it opens nothing."""
+
+    token = models.UUIDField(primary_key=True)
+    retired_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return f"retired {str(self.token)[:8]}"

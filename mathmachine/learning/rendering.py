@@ -35,7 +35,7 @@ from mathmachine.coursebook.feedback import Feedback, feedback_for
 from mathmachine.coursebook.grading import Grade
 from mathmachine.coursebook.kinds import KINDS
 from mathmachine.coursebook.model import CheckDef, CompiledSection, CompiledUnit
-from mathmachine.coursebook.variants import next_seed
+from mathmachine.coursebook.variants import fresh_seed
 
 from .models import CheckAnswer
 from .selectors import MASTERY_LABELS, mastery_level, solution_offered
@@ -126,9 +126,11 @@ def _check_context(
     answer: CheckAnswer | None,
     message: str,
     attempt: Attempt | None = None,
+    fresh: int | None = None,
 ) -> dict[str, Any]:
     """The template context of one check: its boxes (with what the learner typed or stored) and
-    the feedback for the stored verdict, or for the attempt just sent."""
+    the feedback for the stored verdict, or for the attempt just sent. fresh: the seed of the
+    "fresh numbers" link (selectors.variants_standing), else the walk's next for no learner."""
     stored = answer if answer is not None and answer.variant == _seed_of(check) else None
     shown: Feedback | None = None
     if attempt is not None and attempt.grade.ok:
@@ -168,7 +170,7 @@ def _check_context(
         "stale": bool(stored and stored.check_version and stored.check_version != check.version),
         "offer_solution": shown.offer_solution if shown else solution_offered(check, stored),
         "seed": seed,
-        "fresh_seed": next_seed(check.id, seed) if seed is not None and check.problem else None,
+        "fresh_seed": _fresh_seed(unit, check, fresh),
         "tries": stored.variant_attempts if stored else 0,
         "mastery": MASTERY_LABELS[mastery_level(answer)] if check.problem and answer else "",
     }
@@ -178,12 +180,20 @@ def _seed_of(check: CheckDef) -> int | None:
     return check.variant.seed if check.variant else None
 
 
-def _blank_check(unit: CompiledUnit, check: CheckDef) -> str:
+def _fresh_seed(unit: CompiledUnit, check: CheckDef, fresh: int | None) -> int | None:
+    seed = _seed_of(check)
+    if seed is None or not check.problem:
+        return None
+    return fresh if fresh is not None else fresh_seed(unit, unit.check(check.id), seed)
+
+
+def _blank_check(unit: CompiledUnit, check: CheckDef, fresh: int | None = None) -> str:
     """The check as every learner who has not answered it sees it, CSRF token left out."""
-    key = (unit.slug, unit.source_hash, check.id, _seed_of(check), get_script_prefix())
+    fresh = _fresh_seed(unit, check, fresh)
+    key = (unit.slug, unit.source_hash, check.id, _seed_of(check), fresh, get_script_prefix())
 
     def make() -> str:
-        context = _check_context(unit=unit, check=check, answer=None, message="")
+        context = _check_context(unit=unit, check=check, answer=None, message="", fresh=fresh)
         html = render_to_string(
             "learning/_check.html", {**context, "csrf_token": _CSRF_PLACEHOLDER}
         )
@@ -243,6 +253,7 @@ def check_html(
     answer: CheckAnswer | None,
     message: str = "",
     attempt: Attempt | None = None,
+    fresh_numbers: int | None = None,
 ) -> SafeString:
     """One check: its prompt, the answer form (with the learner's answer) and feedback.
 
@@ -250,7 +261,8 @@ def check_html(
     ``check`` is the variant shown (mathmachine.coursebook.variants); a stored answer for
     another variant is not shown with it. An unanswered check without a message is the kept
     form, an answered one the kept check for its state with the learner's text in its boxes;
-    both with this response's CSRF token.
+    both with this response's CSRF token. fresh_numbers: the seed its "fresh numbers" link
+    offers this learner (selectors.variants_standing).
     """
     fresh = (
         answer is None
@@ -260,13 +272,20 @@ def check_html(
     if message or attempt is not None:
         return render_to_string(
             "learning/_check.html",
-            _check_context(unit=unit, check=check, answer=answer, message=message, attempt=attempt),
+            _check_context(
+                unit=unit,
+                check=check,
+                answer=answer,
+                message=message,
+                attempt=attempt,
+                fresh=fresh_numbers,
+            ),
             request=request,
         )
     token = escape(get_token(request))  # as {% csrf_token %}: marks the cookie for sending
     if fresh:
-        return mark_safe(_blank_check(unit, check).replace(_CSRF_PLACEHOLDER, token))
-    context = _check_context(unit=unit, check=check, answer=answer, message="")
+        return mark_safe(_blank_check(unit, check, fresh_numbers).replace(_CSRF_PLACEHOLDER, token))
+    context = _check_context(unit=unit, check=check, answer=answer, message="", fresh=fresh_numbers)
     html = _answered_check(unit, check, context).replace(_CSRF_PLACEHOLDER, token)
     for i, field in enumerate(context["fields"]):
         html = html.replace(_typed(i), escape(field["value"]))
@@ -287,14 +306,17 @@ def section_html(
     messages_by_check: dict[str, str],
     shown: dict[str, CheckDef] | None = None,
     attempts: dict[str, Attempt] | None = None,
+    fresh: dict[str, int] | None = None,
 ) -> SafeString:
     """The section body with each check marker replaced by that check for this learner.
 
     shown: check id -> the variant to show (selectors.variants_shown), for checks with fresh
-    numbers; attempts: check id -> what the learner just sent, when it must be shown."""
+    numbers; attempts: check id -> what the learner just sent, when it must be shown; fresh:
+    check id -> the seed of its "fresh numbers" link (selectors.variants_standing)."""
     checks = {c.id: c for c in section.gradables}
     shown = shown or {}
     attempts = attempts or {}
+    fresh = fresh or {}
     pieces = _body_pieces(unit, section)
     out = list(pieces)
     for i in range(1, len(pieces), 2):  # odd places hold the check ids
@@ -306,6 +328,7 @@ def section_html(
             answer=answers.get(check.id),
             message=messages_by_check.get(check.id, ""),
             attempt=attempts.get(check.id),
+            fresh_numbers=fresh.get(check.id),
         )
     # The compiled HTML is produced (and escaped) by our own compiler from our own sources.
     return mark_safe("".join(out))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import logging
 import uuid
 from collections.abc import Collection, Mapping
@@ -19,7 +20,7 @@ from mathmachine.coursebook.model import CheckDef, CompiledSection, CompiledUnit
 from mathmachine.prepared import Prepared
 
 from .learners import Learner
-from .models import CheckAnswer, SectionVisit
+from .models import CheckAnswer, SectionVisit, VariantRecord
 
 logger = logging.getLogger(__name__)
 
@@ -72,7 +73,8 @@ def section_access(
 
     A draft only staff may read (whether or not they bought the unit). Free sections are open
     to everyone; any other section only to a user entitled to the unit (billing decides
-    entitlement: a unit purchase, or the bundle). Fails closed.
+    entitlement: a unit purchase, or the bundle). Fails closed. What a section holds is behind
+    it too, its practice problems' titles on "Your learning" included (problem_mastery).
     """
     if section.draft:
         return reads_drafts(user)
@@ -140,6 +142,80 @@ def variants_shown(
             seed = answers[check.id].variant
         shown[check.id] = check_variant(unit, check, seed)
     return shown
+
+
+@dataclass(frozen=True)
+class VariantsStanding:
+    """A page's checks with fresh numbers as this learner stands on the numbers shown.
+
+    answers: the learner's answers, each as it stands on the seed the page shows (a right
+    answer on one seed stays on that seed's page after a wrong one on another); fresh: per
+    problem with fresh numbers, the seed its "fresh numbers" link offers (never numbers the
+    learner has worked on while others remain: variants.fresh_seed)."""
+
+    answers: dict[str, CheckAnswer]
+    fresh: dict[str, int]
+
+
+def variants_standing(
+    *,
+    learner: Learner,
+    unit: CompiledUnit,
+    answers: dict[str, CheckAnswer],
+    shown: Mapping[str, CheckDef],
+) -> VariantsStanding:
+    """See VariantsStanding. One read of the learner's variant records, made only when they
+    have answered one of these checks (records are made with the answer row)."""
+    varied = {cid: c for cid, c in shown.items() if c.variant is not None}
+    records: dict[str, list[VariantRecord]] = {}
+    touched = [cid for cid in varied if cid in answers]
+    if touched and learner.known:
+        found = VariantRecord.objects.filter(
+            unit_slug=unit.slug, check_id__in=touched, **learner.owner()
+        ).order_by("pk")
+        for record in found:
+            records.setdefault(record.check_id, []).append(record)
+    out = dict(answers)
+    fresh: dict[str, int] = {}
+    for cid, check in varied.items():
+        assert check.variant is not None
+        seed = check.variant.seed
+        mine = records.get(cid, [])
+        row = answers.get(cid)
+        if row is not None and row.variant != seed:
+            on_seed = next((r for r in mine if r.seed == seed), None)
+            if on_seed is not None:
+                view = copy.copy(row)
+                view.show_variant(on_seed)
+                out[cid] = view
+        if check.problem:
+            compiled = unit.check(cid)
+            seen = {n for r in mine if (n := _record_numbers(unit, compiled, r)) is not None}
+            fresh[cid] = variants.fresh_seed(unit, compiled, seed, seen)
+    return VariantsStanding(answers=out, fresh=fresh)
+
+
+def _record_numbers(unit: CompiledUnit, check: CheckDef, record: VariantRecord) -> str | None:
+    if record.numbers.startswith("seed:"):  # kept from before digests: work it out
+        return variants.seed_numbers(unit, check, record.seed)
+    return record.numbers
+
+
+def answer_on_numbers(*, learner: Learner, unit_slug: str, check: CheckDef) -> CheckAnswer | None:
+    """The learner's answer to ``check`` as it stands on the numbers of ``check`` (a variant):
+    None when they have no record of those numbers."""
+    row = answers_for(learner=learner, unit_slug=unit_slug, check_ids=[check.id]).get(check.id)
+    seed = check.variant.seed if check.variant else None
+    if row is None or row.variant == seed:
+        return row
+    record = VariantRecord.objects.filter(
+        unit_slug=unit_slug, check_id=check.id, seed=seed, **learner.owner()
+    ).first()
+    if record is None:
+        return None
+    view = copy.copy(row)
+    view.show_variant(record)
+    return view
 
 
 def answers_for(
@@ -302,7 +378,8 @@ def solution_offered(check: CheckDef, stored: CheckAnswer | None) -> bool:
 
 # Mastery of a practice problem. The rule is said on the arena's page (15-practice.md) and on
 # the dashboard: attempted = answered at least once; familiar = solved; proficient = solved at
-# the first try (the worked answer not opened first) on two different variants.
+# the first try (no wrong try and the worked answer not opened on those numbers, ever) on two
+# different sets of numbers (by their numbers: variants.numbers_of, not their seeds).
 MASTERY_LEVELS = ("new", "attempted", "familiar", "proficient")
 MASTERY_LABELS = {
     "new": "not tried yet",
@@ -317,7 +394,8 @@ def mastery_level(answer: CheckAnswer | None) -> str:
     """One of MASTERY_LEVELS for a learner's row on a problem (None: never touched)."""
     if answer is None or not answer.attempts:
         return "new"
-    if len(set(answer.first_try_variants)) >= PROFICIENT_VARIANTS:
+    # Counted by the numbers, not the seeds: two seeds that draw the same numbers are one.
+    if len(set(answer.first_try_numbers)) >= PROFICIENT_VARIANTS:
         return "proficient"
     return "familiar" if answer.solved_at is not None else "attempted"
 
@@ -334,14 +412,31 @@ class ProblemMastery:
 
 
 def problem_mastery(
-    *, learner: Learner, unit: CompiledUnit, answers: dict[str, CheckAnswer] | None = None
+    *,
+    user: AbstractBaseUser | AnonymousUser,
+    learner: Learner,
+    unit: CompiledUnit,
+    answers: dict[str, CheckAnswer] | None = None,
 ) -> list[ProblemMastery]:
-    """Every practice problem of the unit, in page order, with this learner's level."""
+    """Every practice problem of the unit that ``user`` may open, in page order, with this
+    learner's level. A problem's title and level are part of its section, behind the same gate
+    (section_access): a learner who may not open the arena (never bought, or refunded) is told
+    how many problems it holds (problems_locked), never their titles."""
     if answers is None:
         answers = answers_for(learner=learner, unit_slug=unit.slug)
     return [
         ProblemMastery(p, s.number, mastery_level(answers.get(p.id)))
         for s in unit.sections
-        if not s.draft
+        if not s.draft and s.problems and section_access(user=user, unit=unit, section=s)
         for p in s.problems
     ]
+
+
+def problems_locked(*, user: AbstractBaseUser | AnonymousUser, unit: CompiledUnit) -> int:
+    """How many published practice problems of the unit are in sections closed to ``user``
+    (what the offer says: the count, never the titles; see problem_mastery)."""
+    return sum(
+        len(s.problems)
+        for s in unit.sections
+        if not s.draft and s.problems and not section_access(user=user, unit=unit, section=s)
+    )

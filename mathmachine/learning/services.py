@@ -13,9 +13,10 @@ from django.utils import timezone
 
 from mathmachine.coursebook.grading import Grade, grade
 from mathmachine.coursebook.model import CheckDef
+from mathmachine.coursebook.variants import numbers_of
 
 from .learners import Learner
-from .models import CheckAnswer, SectionVisit
+from .models import CheckAnswer, SectionVisit, VariantRecord
 
 
 @dataclass(frozen=True)
@@ -31,15 +32,6 @@ class AnswerOutcome:
 
 def _variant_of(check: CheckDef) -> int | None:
     return check.variant.seed if check.variant else None
-
-
-def _start_variant(row: CheckAnswer, seed: int | None) -> None:
-    """A new variant: what the row says about the old one starts again (totals are kept)."""
-    row.variant = seed
-    row.variant_attempts = row.wrong_attempts = 0
-    row.revealed_at = None
-    row.correct = False
-    row.last_answer, row.mistakes, row.fields_right = [], [], []
 
 
 def check_answer_submit(
@@ -64,8 +56,9 @@ def check_answer_submit(
         try:
             with transaction.atomic():
                 row = _locked_row(learner=learner, unit_slug=unit_slug, check_id=check.id)
-                if row.variant != seed:
-                    _start_variant(row, seed)
+                record = _locked_record(learner, unit_slug, check, seed)
+                if record is not None:
+                    row.show_variant(record)
                 now = timezone.now()
                 row.attempts += 1
                 row.variant_attempts += 1
@@ -75,11 +68,20 @@ def check_answer_submit(
                 kept_right = not result.correct and row.correct
                 if result.correct:
                     if row.variant_attempts == 1 and row.revealed_at is None:
+                        # Solved at the first try on these numbers (no wrong try, no reveal on
+                        # this seed, ever: its record keeps them).
                         tried = list(row.first_try_variants)
                         if (seed or 0) not in tried:
                             row.first_try_variants = [*tried, seed or 0]
+                        numbers = numbers_of(check)
+                        if numbers not in row.first_try_numbers:
+                            row.first_try_numbers = [*row.first_try_numbers, numbers]
+                        if record is not None:
+                            record.first_try_correct = True
                     if row.solved_at is None:
                         row.solved_at = now
+                    if record is not None and record.solved_at is None:
+                        record.solved_at = now
                 else:
                     row.wrong_attempts += 1
                 if not kept_right:
@@ -89,6 +91,9 @@ def check_answer_submit(
                     row.fields_right = list(result.fields_right)
                     row.check_version = check.version
                 row.save()
+                if record is not None:
+                    row.keep_variant(record)
+                    record.save()
                 return AnswerOutcome(grade=result, record=row, kept_right=kept_right)
         except IntegrityError:
             # Two first answers raced to create the row; the loser retries and updates it.
@@ -100,7 +105,7 @@ def check_answer_submit(
 def check_solution_reveal(*, learner: Learner, unit_slug: str, check: CheckDef) -> CheckAnswer:
     """The learner asked to see the worked answer ("show me"): recorded for the variant shown
     (the first time only), so it is shown from now on and a later right answer does not count
-    as solved at the first try."""
+    as solved at the first try: on these numbers for good (the variant's record keeps it)."""
     if not learner.known:
         raise ValueError("a reveal needs a learner (a user or an anonymous token)")
     seed = _variant_of(check)
@@ -108,11 +113,15 @@ def check_solution_reveal(*, learner: Learner, unit_slug: str, check: CheckDef) 
         try:
             with transaction.atomic():
                 row = _locked_row(learner=learner, unit_slug=unit_slug, check_id=check.id)
-                if row.variant != seed:
-                    _start_variant(row, seed)
+                record = _locked_record(learner, unit_slug, check, seed)
+                if record is not None:
+                    row.show_variant(record)
                 if row.revealed_at is None:
                     row.revealed_at = timezone.now()
-                    row.save()
+                    if record is not None:
+                        row.keep_variant(record)
+                        record.save()
+                row.save()
                 return row
         except IntegrityError:
             if attempt == 1:
@@ -131,6 +140,23 @@ def _locked_row(*, learner: Learner, unit_slug: str, check_id: str) -> CheckAnsw
         with transaction.atomic():  # savepoint: a unique-constraint race rolls back only this
             row = CheckAnswer.objects.create(unit_slug=unit_slug, check_id=check_id, **owner)
     return row
+
+
+def _locked_record(
+    learner: Learner, unit_slug: str, check: CheckDef, seed: int | None
+) -> VariantRecord | None:
+    """The learner's record of variant ``seed`` (locked; made if new); None without variants."""
+    if seed is None:
+        return None
+    owner = learner.owner()
+    key = {"unit_slug": unit_slug, "check_id": check.id, "seed": seed, **owner}
+    record = VariantRecord.objects.select_for_update().filter(**key).first()
+    if record is None:
+        with transaction.atomic():  # savepoint, as in _locked_row
+            record = VariantRecord.objects.create(numbers=numbers_of(check), **key)
+    elif record.numbers != numbers_of(check):
+        record.numbers = numbers_of(check)  # a record from before digests (or content changed)
+    return record
 
 
 def section_visit_record(*, learner: Learner, unit_slug: str, section_number: int) -> None:
@@ -192,6 +218,25 @@ def learner_progress_claim(*, user: AbstractBaseUser, anon_token: uuid.UUID) -> 
             CheckAnswer.objects.filter(pk=anon.pk).delete()
             answers_merged += 1
 
+        # Each set of numbers' own record: moved, or merged into the user's record of it.
+        anon_records = VariantRecord.objects.select_for_update().filter(
+            anon_token=anon_token, user__isnull=True
+        )
+        for record in anon_records.order_by("pk"):
+            mine_record = _claim_target(
+                VariantRecord,
+                record,
+                user,
+                unit_slug=record.unit_slug,
+                check_id=record.check_id,
+                seed=record.seed,
+            )
+            if mine_record is not None:
+                VariantRecord.objects.filter(pk=mine_record.pk).update(
+                    **_merged_record(mine_record, record)
+                )
+                VariantRecord.objects.filter(pk=record.pk).delete()
+
         visits_moved = visits_merged = 0
         anon_visits = SectionVisit.objects.select_for_update().filter(
             anon_token=anon_token, user__isnull=True
@@ -222,7 +267,7 @@ def learner_progress_claim(*, user: AbstractBaseUser, anon_token: uuid.UUID) -> 
     )
 
 
-_Owned = TypeVar("_Owned", CheckAnswer, SectionVisit)
+_Owned = TypeVar("_Owned", CheckAnswer, SectionVisit, VariantRecord)
 
 
 def _claim_target(
@@ -250,8 +295,10 @@ def _merged_answer(mine: CheckAnswer, other: CheckAnswer) -> dict[str, Any]:
     best = latest if latest.correct or not correct_ones else correct_ones[0]
     solved = [r.solved_at for r in pair if r.solved_at is not None]
     first_tries = list(dict.fromkeys([*mine.first_try_variants, *other.first_try_variants]))
+    first_numbers = list(dict.fromkeys([*mine.first_try_numbers, *other.first_try_numbers]))
     return {
         "attempts": mine.attempts + other.attempts,
+        "first_try_numbers": first_numbers,
         "first_try_correct": earlier.first_try_correct,
         "first_try_variants": first_tries,
         # The stored answer with its verdict, version and variant state, all from one record.
@@ -265,6 +312,33 @@ def _merged_answer(mine: CheckAnswer, other: CheckAnswer) -> dict[str, Any]:
         "wrong_attempts": best.wrong_attempts,
         "revealed_at": best.revealed_at,
         "solved_at": min(solved) if solved else None,
+        "first_answered_at": earlier.first_answered_at,
+        "updated_at": latest.updated_at,
+    }
+
+
+def _merged_record(mine: VariantRecord, other: VariantRecord) -> dict[str, Any]:
+    """Two records of one seed merged: tries summed, the earliest reveal and solve kept (a reveal
+    or a wrong try on either is never forgotten), a right stored answer never lost."""
+    pair = (mine, other)
+    earlier = min(pair, key=lambda r: r.first_answered_at)
+    latest = max(pair, key=lambda r: r.updated_at)
+    correct_ones = [r for r in pair if r.correct]
+    best = latest if latest.correct or not correct_ones else correct_ones[0]
+    revealed = [r.revealed_at for r in pair if r.revealed_at is not None]
+    solved = [r.solved_at for r in pair if r.solved_at is not None]
+    return {
+        "attempts": mine.attempts + other.attempts,
+        "wrong_attempts": mine.wrong_attempts + other.wrong_attempts,
+        "revealed_at": min(revealed) if revealed else None,
+        "first_try_correct": earlier.first_try_correct,
+        "solved_at": min(solved) if solved else None,
+        "numbers": best.numbers,
+        "correct": best.correct,
+        "last_answer": best.last_answer,
+        "mistakes": best.mistakes,
+        "fields_right": best.fields_right,
+        "check_version": best.check_version,
         "first_answered_at": earlier.first_answered_at,
         "updated_at": latest.updated_at,
     }

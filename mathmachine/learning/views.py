@@ -93,15 +93,18 @@ def section_detail(request: HttpRequest, unit_slug: str, number: int) -> HttpRes
         if m.extra_tags.startswith("check:")
     }
     shown = selectors.variants_shown(unit=unit, section=section, answers=answers, query=request.GET)
+    # Each check as the learner stands on the numbers shown, and the fresh numbers it offers.
+    standing = selectors.variants_standing(learner=learner, unit=unit, answers=answers, shown=shown)
     attempts = _kept_attempts(request, section, shown)
     body = section_html(
         request=request,
         unit=unit,
         section=section,
-        answers=answers,
+        answers=standing.answers,
         messages_by_check=messages_by_check,
         shown=shown,
         attempts=attempts,
+        fresh=standing.fresh,
     )
     index = unit.sections.index(section)
     previous = unit.sections[index - 1] if index > 0 else None
@@ -213,6 +216,22 @@ def _section_url(unit: CompiledUnit, section: CompiledSection, check: CheckDef) 
     return f"{url}{query}#check-{check.id}"
 
 
+def _fresh_for(
+    request: HttpRequest, unit: CompiledUnit, check: CheckDef, record: Any
+) -> int | None:
+    """The seed of the "fresh numbers" link of ``check`` for this learner (see
+    selectors.variants_standing), for the check sent back after an answer or a reveal."""
+    if record is None or check.variant is None or not check.problem:
+        return None
+    standing = selectors.variants_standing(
+        learner=learner_from_request(request),
+        unit=unit,
+        answers={check.id: record},
+        shown={check.id: check},
+    )
+    return standing.fresh.get(check.id)
+
+
 def _gate(request: HttpRequest, unit: CompiledUnit, check_id: str, wants_json: bool) -> Any:
     """(section, check) when this learner may answer ``check_id``; else the response to send."""
     section, check = selectors.check_find(unit, check_id)
@@ -244,11 +263,16 @@ def check_answer(request: HttpRequest, unit_slug: str, check_id: str) -> HttpRes
             response = redirect(_section_url(unit, section, check))
             _keep_attempt(response, check, unreadable)
             return response
-        record = selectors.answers_for(
-            learner=learner_from_request(request), unit_slug=unit.slug
-        ).get(check.id)
+        record = selectors.answer_on_numbers(
+            learner=learner_from_request(request), unit_slug=unit.slug, check=check
+        )
         html = check_html(
-            request=request, unit=unit, check=check, answer=record, attempt=unreadable
+            request=request,
+            unit=unit,
+            check=check,
+            answer=record,
+            attempt=unreadable,
+            fresh_numbers=_fresh_for(request, unit, check, record),
         )
         payload = {"ok": False, "correct": None, "message": graded.message, "attempts": None}
         return _private(JsonResponse({**payload, "html": html}, status=400))
@@ -266,7 +290,12 @@ def check_answer(request: HttpRequest, unit_slug: str, check_id: str) -> HttpRes
     attempt = Attempt(_typed(check, raw), outcome.grade, True) if outcome.kept_right else None
     if wants_json:
         html = check_html(
-            request=request, unit=unit, check=check, answer=outcome.record, attempt=attempt
+            request=request,
+            unit=unit,
+            check=check,
+            answer=outcome.record,
+            attempt=attempt,
+            fresh_numbers=_fresh_for(request, unit, check, outcome.record),
         )
         payload = {
             "ok": outcome.grade.ok,
@@ -302,9 +331,8 @@ def check_reveal(request: HttpRequest, unit_slug: str, check_id: str) -> HttpRes
     section, compiled = found
     check = selectors.check_variant(unit, compiled, parse_seed(request.POST.get("seed")))
     known = learner_from_request(request)
-    stored = selectors.answers_for(learner=known, unit_slug=unit.slug).get(check.id)
-    if stored is not None and stored.variant != (check.variant.seed if check.variant else None):
-        stored = None  # a record of other numbers
+    # The learner's record of the numbers shown (a record of other numbers is not this one).
+    stored = selectors.answer_on_numbers(learner=known, unit_slug=unit.slug, check=check)
     if not selectors.solution_offered(check, stored):
         # The page offers no worked answer here (a check before a wrong answer): none is sent
         # and nothing is recorded.
@@ -314,7 +342,13 @@ def check_reveal(request: HttpRequest, unit_slug: str, check_id: str) -> HttpRes
     learner = learner_from_request(request, create=True)
     record = services.check_solution_reveal(learner=learner, unit_slug=unit.slug, check=check)
     if wants_json:
-        html = check_html(request=request, unit=unit, check=check, answer=record)
+        html = check_html(
+            request=request,
+            unit=unit,
+            check=check,
+            answer=record,
+            fresh_numbers=_fresh_for(request, unit, check, record),
+        )
         response = _private(JsonResponse({"ok": True, "html": html}))
     else:
         response = redirect(_section_url(unit, section, check))
@@ -348,10 +382,26 @@ def _json_error(message: str, status: int, **extra: str) -> HttpResponse:
     return _private(JsonResponse({"error": message, **extra}, status=status))
 
 
+def _same_origin(request: HttpRequest) -> bool:
+    """Whether a POST comes from this site's pages, by what the browser says: Sec-Fetch-Site
+    (same-origin, or none: typed or bookmarked), else Origin (this site's own, or one of
+    CSRF_TRUSTED_ORIGINS). A request with neither (a script, curl) is no browser's and carries
+    no one else's cookie: it passes, and the gate decides as for anyone."""
+    site = request.headers.get("Sec-Fetch-Site")
+    if site is not None and site not in ("same-origin", "none"):
+        return False
+    origin = request.headers.get("Origin")
+    if origin is None:
+        return True
+    own = f"{request.scheme}://{request.get_host()}"
+    return origin == own or origin in getattr(settings, "CSRF_TRUSTED_ORIGINS", ())
+
+
 # The kit's server route (learning/widget_api.py): one view for every widget whose numbers come
 # from the server. It changes nothing on the server (it computes and answers), so it needs no
 # CSRF token: the page's script may call it before any form on the page has set the CSRF cookie.
-# What is sent travels in the POST body, which no access log records.
+# A POST another site's page sends is refused by its Origin (_same_origin). What is sent
+# travels in the POST body, which no access log records.
 @csrf_exempt
 def widget_api(request: HttpRequest, unit_slug: str, widget: str) -> HttpResponse:
     """A widget's numbers as JSON, for learners who may read a section that uses the widget;
@@ -360,6 +410,10 @@ def widget_api(request: HttpRequest, unit_slug: str, widget: str) -> HttpRespons
         response = _json_error("Send the widget's request as a POST.", 405)
         response["Allow"] = "POST"
         return response
+    if not _same_origin(request):
+        # Exempt from CSRF (no token), so the browser's own word on where the request comes
+        # from is checked instead: a page of another site may not spend a learner's access.
+        return _json_error("Send the request from this site's own pages.", 403)
     route = widget_api_routes.ROUTES.get(widget)
     try:
         # staff are served draft sections: a widget that only a draft uses answers them too

@@ -16,7 +16,7 @@ from support import paid_order_create
 
 from mathmachine.billing.models import Product
 from mathmachine.coursebook.model import CompiledUnit
-from mathmachine.coursebook.variants import next_seed, variant_check
+from mathmachine.coursebook.variants import fresh_seed, next_seed, variant_check
 from mathmachine.learning import selectors
 from mathmachine.learning.models import CheckAnswer
 
@@ -55,7 +55,7 @@ def test_the_arena_shows_every_problem_each_with_fresh_numbers(
     assert n >= 1
     for i, problem in enumerate(problems, start=1):
         assert f'id="check-{problem.id}"' in page and f"Problem {i} ·" in page
-        fresh = next_seed(problem.id, 1)
+        fresh = fresh_seed(unit18, problem, 1)  # the first step of its distinct walk
         assert f'href="?seed-{problem.id}={fresh}#check-{problem.id}"' in page
         assert problem.solution_html not in page and problem.feedback_correct_html not in page
     assert page.count('name="seed" value="1"') == 2 * n  # the answer form and "show me"
@@ -107,7 +107,8 @@ def test_mastery_attempted_familiar_proficient(
     def level() -> str:
         learner = selectors.Learner(user_id=buyer.pk, anon_token=None)
         found = {
-            m.problem.id: m.level for m in selectors.problem_mastery(learner=learner, unit=unit18)
+            m.problem.id: m.level
+            for m in selectors.problem_mastery(user=buyer, learner=learner, unit=unit18)
         }
         assert set(found) == {p.id for p in unit18.section(15).problems}
         return found[P1]
