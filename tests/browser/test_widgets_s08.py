@@ -1,0 +1,128 @@
+"""Widgets 9-11 (§8, "Where is each word?") in real Chromium at 360 px, opened by a member of
+staff who bought the unit (so the section opens while it is a draft, and as any buyer once it
+is published): each Try box walked by keyboard alone with reduced motion asked for, every
+number shown compared with formulas written out here (self-attention by loops, math.sin and
+math.cos, 2-D turns); axe clean after the walk. Without JavaScript: the fallback shows the same
+numbers, and no control."""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from support import unit18_examples
+
+from .conftest import UNIT, tab_to
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+OpenPage = Callable[..., Any]
+Axe = Callable[..., list[dict[str, Any]]]
+EXAMPLES = unit18_examples()
+SECTION = f"/units/{UNIT}/8/"
+MINUS = "\u2212"
+
+
+def fmt(x: float, places: int = 3) -> str:
+    s = f"{x:.{places}f}"
+    return (s.lstrip("-") if float(s) == 0 else s).replace("-", MINUS)
+
+
+def v(xs: list[float], places: int = 3) -> str:
+    return "(" + ", ".join(fmt(x, places) for x in xs) + ")"
+
+
+def pe(pos: int, d: int) -> list[float]:
+    return [
+        (math.sin if j % 2 == 0 else math.cos)(pos / 10000 ** ((j - j % 2) / d)) for j in range(d)
+    ]
+
+
+def attention(x: list[list[float]], ex: dict[str, Any]) -> list[list[float]]:
+    def mm(a: Any, b: Any) -> list[list[float]]:
+        return [[sum(r[t] * b[t][c] for t in range(len(b))) for c in range(len(b[0]))] for r in a]
+
+    q, k, vv = mm(x, ex["W_Q"]), mm(x, ex["W_K"]), mm(x, ex["W_V"])
+    out = []
+    for qi in q:
+        s = [sum(a * b for a, b in zip(qi, kj, strict=True)) / math.sqrt(len(qi)) for kj in k]
+        e = [math.exp(t) for t in s]
+        out.append([sum(e[j] / sum(e) * vv[j][c] for j in range(3)) for c in range(len(vv[0]))])
+    return out
+
+
+def texts(page: Any, w: str, name: str) -> list[str]:
+    sel = f'{w} [data-target~="{name}"]'
+    return [s.strip() for s in page.locator(sel).evaluate_all("els => els.map(e => e.textContent)")]
+
+
+def status(page: Any, w: str) -> str:
+    return page.locator(f'{w} [data-target="status"]').inner_text()
+
+
+# -- widget 9 ------------------------------------------------------------------------------------
+
+W9 = "#w9"
+DOG = EXAMPLES["shuffle"]
+
+
+def shuffle_shown(page: Any, order: list[int], positions: bool) -> None:
+    x, words = DOG["X"], DOG["words"]
+    places = [pe(p, 2) for p in range(3)] if positions else [[0.0, 0.0]] * 3
+    add = [[a + b for a, b in zip(x[p], places[p], strict=True)] for p in range(3)]
+    base = attention(add, DOG)
+    xs = [[a + b for a, b in zip(x[i], places[p], strict=True)] for p, i in enumerate(order)]
+    out = attention(xs, DOG)
+    assert texts(page, W9, "out1") == [v(r) for r in base]
+    assert texts(page, W9, "word2") == [words[i] for i in order]
+    assert texts(page, W9, "out2") == [v(r) for r in out]
+    same = ["yes, the same" if v(out[p]) == v(base[i]) else "no, changed" for p, i in
+            enumerate(order)]  # fmt: skip
+    assert texts(page, W9, "same") == same
+    assert texts(page, W9, "sentence") == [" ".join(words[i] for i in order)]
+
+
+def test_widget_9_the_try_walk_by_keyboard(open_page: OpenPage, axe: Axe) -> None:
+    page = open_page(SECTION, staff=True, reduced_motion="reduce").page
+    shuffle_shown(page, [2, 1, 0], False)
+    assert "every word's output is the same vector as before" in status(page, W9)
+    # "Try every other order: the answer stays yes"
+    for order in itertools.permutations(range(3)):
+        if list(order) == [0, 1, 2]:
+            continue
+        key = ",".join(map(str, order))
+        page.locator(W9).scroll_into_view_if_needed()
+        tab_to(page, f'{W9} [data-target="order"][data-order="{key}"]')
+        page.keyboard.press("Enter")
+        shuffle_shown(page, list(order), False)
+        assert set(texts(page, W9, "same")) == {"yes, the same"}
+        page.locator(f'{W9} [data-target="order"]').first.focus()
+    # "man bites dog", then switch add positions on: every output changes
+    tab_to(page, f'{W9} [data-target="order"][data-order="2,1,0"]')
+    page.keyboard.press("Enter")
+    tab_to(page, f'{W9} [data-target="positions"]')
+    page.keyboard.press("Space")
+    shuffle_shown(page, [2, 1, 0], True)
+    assert set(texts(page, W9, "same")) == {"no, changed"}
+    assert status(page, W9) == "“man bites dog” with positions: every word's output changed."
+    assert page.locator(f'{W9} [data-target="live"]').inner_text() == status(page, W9)
+    # switched off again: the same vectors, moved
+    page.keyboard.press("Space")
+    shuffle_shown(page, [2, 1, 0], False)
+    assert page.evaluate("document.getAnimations().length") == 0
+    assert axe(page, W9) == []
+    assert page.evaluate("document.documentElement.scrollWidth") <= 360
+
+
+def test_widget_9_without_javascript(open_page: OpenPage) -> None:
+    page = open_page(SECTION, staff=True, js=False).page
+    tables = page.locator(f"{W9} table")
+    assert tables.count() == 4 and all(t.is_visible() for t in tables.all())
+    assert page.locator(f'{W9} [data-target="positions"]').is_hidden()
+    rows = tables.nth(3).locator("tbody tr")
+    assert rows.nth(2).locator("td").all_inner_texts()[1] == "no, changed"
+    body = page.locator("article").inner_text()
+    assert "Without JavaScript: The first pair of tables is “dog bites man”" in body

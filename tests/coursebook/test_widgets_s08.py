@@ -1,0 +1,142 @@
+"""Widgets 9-11 (§8, "Where is each word?"), server side: the fallback prints numbers that agree
+with the definitions written out here (self-attention by loops, the paper's sines and cosines,
+2-D turns by hand), not with the renderer's own engine calls; the state carries what the
+script recomputes from; example data that cannot work is refused with a message naming the
+problem."""
+
+from __future__ import annotations
+
+import copy
+import itertools
+import json
+import math
+import re
+from typing import Any
+
+import pytest
+from support import unit18_examples
+
+from mathmachine.coursebook import widgets
+from mathmachine.coursebook.widgets import WidgetContext, WidgetOptionError
+
+STATE = re.compile(r'<script type="application/json" data-state>(.*?)</script>', re.S)
+MINUS = "\u2212"
+
+
+@pytest.fixture(scope="module")
+def examples() -> dict[str, Any]:
+    return unit18_examples()
+
+
+def render(name: str, examples: dict[str, Any], uid: str, **options: str) -> str:
+    ctx = WidgetContext(
+        examples=examples, figures={}, unit_slug="attention-and-transformers", source="t.md:1"
+    )
+    widget = widgets.get(name)
+    assert widget is not None
+    return widget({"id": uid, **options}, ctx)
+
+
+def state(html: str) -> dict[str, Any]:
+    m = STATE.search(html)
+    assert m is not None
+    return json.loads(m.group(1))  # type: ignore[no-any-return]
+
+
+def fmt(x: float, places: int = 3) -> str:
+    s = f"{x:.{places}f}"
+    return (s.lstrip("-") if float(s) == 0 else s).replace("-", MINUS)
+
+
+def v(xs: list[float], places: int = 3) -> str:
+    return "(" + ", ".join(fmt(x, places) for x in xs) + ")"
+
+
+def pe(pos: int, d: int) -> list[float]:
+    return [
+        (math.sin if j % 2 == 0 else math.cos)(pos / 10000 ** ((j - j % 2) / d)) for j in range(d)
+    ]
+
+
+def attention(x: list[list[float]], wq: Any, wk: Any, wv: Any) -> list[list[float]]:
+    def mm(a: Any, b: Any) -> list[list[float]]:
+        return [[sum(r[t] * b[t][c] for t in range(len(b))) for c in range(len(b[0]))] for r in a]
+
+    q, k, vv = mm(x, wq), mm(x, wk), mm(x, wv)
+    out = []
+    for qi in q:
+        s = [sum(a * b for a, b in zip(qi, kj, strict=True)) / math.sqrt(len(qi)) for kj in k]
+        e = [math.exp(t) for t in s]
+        w = [t / sum(e) for t in e]
+        out.append([sum(w[j] * vv[j][c] for j in range(len(vv))) for c in range(len(vv[0]))])
+    return out
+
+
+def tables(html: str) -> dict[str, list[list[str]]]:
+    """Every <table> by its caption's text: its body rows, each cell's text."""
+    out = {}
+    for cap, body in re.findall(r"<caption>(.*?)</caption>(.*?)</table>", html, re.S):
+        rows = []
+        for row in re.findall(r"<tr>(.*?)</tr>", body.split("<tbody>")[-1], re.S):
+            rows.append([re.sub(r"<[^>]+>", "", c) for c in re.findall(r"<t[dh][^>]*>(.*?)</t[dh]>",
+                                                                       row, re.S)])  # fmt: skip
+        out[re.sub(r"<[^>]+>", "", cap)] = rows
+    return out
+
+
+# -- widget 9, shuffle test ------------------------------------------------------------------------
+
+
+def test_shuffle_fallback_without_and_with_positions(examples: dict[str, Any]) -> None:
+    ex = examples["shuffle"]
+    html = render("shuffle-test", examples, "w9")
+    t = tables(html)
+    words, x = ex["words"], ex["X"]
+    order = ex["default_order"]
+    base = attention(x, ex["W_Q"], ex["W_K"], ex["W_V"])
+    shuffled = attention([x[i] for i in order], ex["W_Q"], ex["W_K"], ex["W_V"])
+    assert t["“dog bites man”, without positions"] == [[w, v(base[i])] for i, w in enumerate(words)]
+    assert t["“man bites dog”, without positions"] == [
+        [words[i], v(shuffled[p]), "yes, the same"] for p, i in enumerate(order)
+    ]
+    assert all(v(shuffled[p]) == v(base[i]) for p, i in enumerate(order))
+    places = [pe(p, 2) for p in range(3)]
+    with_pe = [[a + b for a, b in zip(x[p], places[p], strict=True)] for p in range(3)]
+    base_pe = attention(with_pe, ex["W_Q"], ex["W_K"], ex["W_V"])
+    xs = [[a + b for a, b in zip(x[i], places[p], strict=True)] for p, i in enumerate(order)]
+    shuffled_pe = attention(xs, ex["W_Q"], ex["W_K"], ex["W_V"])
+    assert t["“dog bites man”, with positions"] == [[w, v(base_pe[i])] for i, w in enumerate(words)]
+    assert t["“man bites dog”, with positions"] == [
+        [words[i], v(shuffled_pe[p]), "no, changed"] for p, i in enumerate(order)
+    ]
+    # the live tables and controls are named for the script; the with-positions pair is fallback
+    for target in ("order", "positions", "out1", "out2", "same", "sentence", "how1", "how2"):
+        assert f'data-target="{target}"' in html
+    assert html.count("data-nojs") == 1 and "data-js hidden" in html
+
+
+def test_shuffle_state_and_the_orders(examples: dict[str, Any]) -> None:
+    html = render("shuffle-test", examples, "w9")
+    s = state(html)
+    assert s["order"] == [2, 1, 0] and s["words"] == ["dog", "bites", "man"]
+    for got, want in zip(s["positions"], [pe(p, 2) for p in range(3)], strict=True):
+        assert got == pytest.approx(want, abs=1e-15)
+    buttons = re.findall(r'data-order="([\d,]+)"', html)
+    every = [",".join(map(str, o)) for o in itertools.permutations(range(3))]
+    assert buttons == every[1:]  # every order but the first sentence itself
+    assert re.findall(r'data-order="2,1,0"[^>]*aria-pressed="true"', html)
+
+
+def test_shuffle_refuses_examples_that_cannot_work(examples: dict[str, Any]) -> None:
+    bad = copy.deepcopy(examples)
+    bad["shuffle"]["default_order"] = [0, 1, 2]
+    with pytest.raises(WidgetOptionError, match="default_order must change the order"):
+        render("shuffle-test", bad, "w9")
+    bad = copy.deepcopy(examples)
+    bad["shuffle"]["default_order"] = [0, 0, 1]
+    with pytest.raises(WidgetOptionError, match=r"not a shuffle test.*permutation"):
+        render("shuffle-test", bad, "w9")
+    bad = copy.deepcopy(examples)
+    bad["shuffle"]["X"] = [[1.0, 2.0, 3.0]] * 3
+    with pytest.raises(WidgetOptionError, match="even width"):
+        render("shuffle-test", bad, "w9")
