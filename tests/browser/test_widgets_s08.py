@@ -126,3 +126,135 @@ def test_widget_9_without_javascript(open_page: OpenPage) -> None:
     assert rows.nth(2).locator("td").all_inner_texts()[1] == "no, changed"
     body = page.locator("article").inner_text()
     assert "Without JavaScript: The first pair of tables is “dog bites man”" in body
+
+
+# -- widget 10 -----------------------------------------------------------------------------------
+
+W10 = "#w10"
+CLOCK = EXAMPLES["clock"]
+
+
+def clock_shown(page: Any, p: int, dim: int, k: int) -> None:
+    d = CLOCK["d"]
+    dot = sum(a * b for a, b in zip(pe(p, d), pe(p + k, d), strict=True))
+    assert texts(page, W10, "e-value") == [fmt(pe(p, d)[dim])]
+    assert texts(page, W10, "e-fn") == ["cos" if dim % 2 else "sin"]
+    assert texts(page, W10, "dot") == [fmt(dot)]
+    assert texts(page, W10, "at-start") == [fmt(dot)] * 5
+    assert texts(page, W10, "term") == [
+        fmt(math.cos(k / 10000 ** (2 * i / d))) for i in range(d // 2)
+    ]
+    j = 2 * (dim // 2)
+    assert texts(page, W10, "r-before") == [v(pe(p, d)[j : j + 2])]
+    assert texts(page, W10, "r-after") == [v(pe(p + k, d)[j : j + 2])]
+    a = k / 10000 ** (j / d)
+    assert texts(page, W10, "m") == [
+        fmt(math.cos(a)), fmt(-math.sin(a)), fmt(math.sin(a)), fmt(math.cos(a))
+    ]  # fmt: skip
+    mark = page.locator(f"{W10} rect.wk-hm-row")
+    assert mark.get_attribute("data-row") == str(dim)
+
+
+def test_widget_10_the_try_walk_by_keyboard(open_page: OpenPage, axe: Axe) -> None:
+    page = open_page(SECTION, staff=True, reduced_motion="reduce").page
+    p, dim, k = CLOCK["pos"], CLOCK["dim"], CLOCK["gap"]
+    clock_shown(page, p, dim, k)
+    # "Set the gap k to 2 and drag p": the dot product does not move
+    tab_to(page, f'{W10} [data-target="pos"]')
+    for step in range(1, 6):
+        page.keyboard.press("ArrowRight")
+        clock_shown(page, p + step, dim, k)
+    assert page.locator(f'{W10} [data-target="pos"]').get_attribute("aria-valuetext") == (
+        f"position {p + 5}"
+    )
+    # a gap of 0: d/2
+    tab_to(page, f'{W10} [data-target="gap"]')
+    page.keyboard.press("Home")
+    clock_shown(page, p + 5, dim, 0)
+    assert texts(page, W10, "dot") == [fmt(CLOCK["d"] / 2)]
+    page.keyboard.press("ArrowRight")
+    clock_shown(page, p + 5, dim, 1)
+    # another dimension: a cosine of a slower pair
+    tab_to(page, f'{W10} [data-target="dim"]', backwards=True)
+    for _ in range(5):
+        page.keyboard.press("ArrowRight")
+    clock_shown(page, p + 5, 5, 1)
+    assert "the same from every start" in status(page, W10)
+    assert page.evaluate("document.getAnimations().length") == 0
+    assert axe(page, W10) == []
+    assert page.evaluate("document.documentElement.scrollWidth") <= 360
+
+
+# -- widget 11 -----------------------------------------------------------------------------------
+
+W11 = "#w11"
+DIAL = EXAMPLES["dial"]
+
+
+def turn(p: list[float], degrees: float) -> list[float]:
+    a = math.radians(degrees)
+    return [p[0] * math.cos(a) - p[1] * math.sin(a), p[0] * math.sin(a) + p[1] * math.cos(a)]
+
+
+def dial_shown(page: Any, m: int, n: int) -> str:
+    deg = DIAL["theta_degrees"]
+    a, b = turn(DIAL["q"], m * deg), turn(DIAL["k"], n * deg)
+    score = fmt(a[0] * b[0] + a[1] * b[1])
+    assert texts(page, W11, "q-rot") == [v(a)] and texts(page, W11, "k-rot") == [v(b)]
+    assert texts(page, W11, "q-len") == [fmt(math.hypot(*DIAL["q"]))]
+    assert texts(page, W11, "k-len") == [fmt(math.hypot(*DIAL["k"]))]
+    assert texts(page, W11, "gap") == [str(n - m).replace("-", MINUS)]
+    assert texts(page, W11, "score") == [score]
+    assert texts(page, W11, "m-deg") == [str(m * deg)]
+    return score
+
+
+def test_widget_11_the_try_walk_by_keyboard(open_page: OpenPage, axe: Axe) -> None:
+    page = open_page(SECTION, staff=True, reduced_motion="reduce").page
+    m, n = DIAL["m"], DIAL["n"]
+    first = dial_shown(page, m, n)
+    # "Press one place on a few times": the score does not move
+    tab_to(page, f'{W11} [data-target="on"]')
+    for step in range(1, 4):
+        page.keyboard.press("Enter")
+        assert dial_shown(page, m + step, n + step) == first
+    live = page.locator(f'{W11} [data-target="live"]').inner_text()
+    assert live.startswith("Both moved.") and "The gap is the same, and so is the score." in live
+    # "Now drag only n": the score changes
+    tab_to(page, f'{W11} [data-target="n"]', backwards=True)
+    page.keyboard.press("ArrowRight")
+    assert dial_shown(page, m + 3, n + 4) != first
+    # "with m = 0, where must n be?" at the gap of 2
+    tab_to(page, f'{W11} [data-target="m"]', backwards=True)
+    page.keyboard.press("Home")
+    assert dial_shown(page, 0, n + 4) != first
+    tab_to(page, f'{W11} [data-target="n"]')
+    page.keyboard.press("Home")
+    for _ in range(n - m):
+        page.keyboard.press("ArrowRight")
+    assert dial_shown(page, 0, n - m) == first
+    assert page.locator(f'{W11} [data-target="back"]').is_disabled()
+    assert page.evaluate("document.getAnimations().length") == 0
+    assert axe(page, W11) == []
+    assert page.evaluate("document.documentElement.scrollWidth") <= 360
+
+
+def test_widgets_10_and_11_without_javascript(open_page: OpenPage) -> None:
+    page = open_page(SECTION, staff=True, js=False).page
+    for w, part in ((W10, "pos"), (W11, "m"), (W11, "on")):
+        assert page.locator(f'{w} [data-target="{part}"]').is_hidden()
+    gaps = page.locator(f"{W10} table.sc-gaps")
+    assert gaps.is_visible()
+    d = CLOCK["d"]
+    row = gaps.locator("tbody tr").nth(CLOCK["gap"]).locator("td").all_inner_texts()
+    want = sum(math.cos(CLOCK["gap"] / 10000 ** (2 * i / d)) for i in range(d // 2))
+    assert row == [fmt(want)] * 5
+    scores = page.locator(f"{W11} table.rd-table")
+    assert scores.is_visible()
+    a = turn(DIAL["q"], DIAL["m"] * DIAL["theta_degrees"])
+    b = turn(DIAL["k"], DIAL["n"] * DIAL["theta_degrees"])
+    assert texts(page, W11, "score") == [fmt(a[0] * b[0] + a[1] * b[1])]
+    body = page.locator("article").inner_text()
+    assert "Without JavaScript: The map's numbers are in the table under it." in body
+    assert "Without JavaScript: The plane shows the query turned" in body
+    assert page.evaluate("document.documentElement.scrollWidth") <= 360

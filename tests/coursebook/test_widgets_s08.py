@@ -140,3 +140,101 @@ def test_shuffle_refuses_examples_that_cannot_work(examples: dict[str, Any]) -> 
     bad["shuffle"]["X"] = [[1.0, 2.0, 3.0]] * 3
     with pytest.raises(WidgetOptionError, match="even width"):
         render("shuffle-test", bad, "w9")
+
+
+# -- widget 10, sinusoidal clock -------------------------------------------------------------------
+
+
+def test_clock_map_and_readouts(examples: dict[str, Any]) -> None:
+    ex = examples["clock"]
+    d, n, p, dim, k = ex["d"], ex["positions"], ex["pos"], ex["dim"], ex["gap"]
+    html = render("sinusoidal-clock", examples, "w10")
+    t = tables(html)
+    (cap,) = [c for c in t if c.startswith("PE(pos, i): a row per dimension")]
+    assert t[cap] == [[str(j), *(fmt(pe(c, d)[j]) for c in range(n))] for j in range(d)]
+    assert t[cap][0][2] == fmt(math.sin(1))  # PE(1, 0) = sin 1
+    # the chosen entry, the dot product and its terms, at the example's sliders
+    assert re.search(rf'data-target="e-value">{fmt(pe(p, d)[dim])}<', html)
+    dot = sum(a * b for a, b in zip(pe(p, d), pe(p + k, d), strict=True))
+    assert re.search(rf'data-target="dot">{fmt(dot)}<', html)
+    terms = re.findall(r'data-target="term">([^<]*)<', html)
+    assert terms == [fmt(math.cos(k / 10000 ** (2 * i / d))) for i in range(d // 2)]
+    assert re.findall(r'data-target="at-start">([^<]*)<', html) == [fmt(dot)] * 5
+    # the fallback's table of gaps: each row one number, the dot product at that gap
+    (gaps,) = [c for c in t if c.startswith("PE(p) · PE(p + k), d = 16")]
+    for gap, row in enumerate(t[gaps]):
+        want = sum(math.cos(gap / 10000 ** (2 * i / d)) for i in range(d // 2))
+        assert row == [f"k = {gap}", *[fmt(want)] * 5]
+    # the turn of pair 0 over the gap, as a 2 x 2 matrix, and the pair before and after
+    a = k  # omega_0 = 1
+    assert re.findall(r'data-target="m">([^<]*)<', html) == [
+        fmt(math.cos(a)),
+        fmt(-math.sin(a)),
+        fmt(math.sin(a)),
+        fmt(math.cos(a)),
+    ]
+    assert re.search(rf'data-target="r-before">{re.escape(v(pe(p, d)[:2]))}<', html)
+    assert re.search(rf'data-target="r-after">{re.escape(v(pe(p + k, d)[:2]))}<', html)
+    s = state(html)
+    assert (s["d"], s["positions"], s["pos"], s["dim"], s["gap"]) == (d, n, p, dim, k)
+    assert 'data-target="pos"' in html and 'data-target="gap"' in html
+
+
+def test_clock_refuses_examples_that_cannot_work(examples: dict[str, Any]) -> None:
+    for change, message in (
+        ({"d": 15}, "d must be even"),
+        ({"pos": 99}, "pos, dim and gap must be on their sliders"),
+        ({"max_gap": 0}, "gaps below them"),
+    ):
+        bad = copy.deepcopy(examples)
+        bad["clock"].update(change)
+        with pytest.raises(WidgetOptionError, match=message):
+            render("sinusoidal-clock", bad, "w10")
+
+
+# -- widget 11, rotary dial ------------------------------------------------------------------------
+
+
+def turn(p: list[float], degrees: float) -> list[float]:
+    a = math.radians(degrees)
+    return [p[0] * math.cos(a) - p[1] * math.sin(a), p[0] * math.sin(a) + p[1] * math.cos(a)]
+
+
+def score(ex: dict[str, Any], m: int, n: int) -> float:
+    a, b = turn(ex["q"], m * ex["theta_degrees"]), turn(ex["k"], n * ex["theta_degrees"])
+    return a[0] * b[0] + a[1] * b[1]
+
+
+def test_dial_readout_and_the_table_of_scores(examples: dict[str, Any]) -> None:
+    ex = examples["dial"]
+    m, n = ex["m"], ex["n"]
+    html = render("rotary-dial", examples, "w11")
+    assert re.search(rf'data-target="q-rot">{re.escape(v(turn(ex["q"], m * 30)))}<', html)
+    assert re.search(rf'data-target="k-rot">{re.escape(v(turn(ex["k"], n * 30)))}<', html)
+    assert re.search(rf'data-target="score">{fmt(score(ex, m, n))}<', html)
+    assert re.search(rf'data-target="q-len">{fmt(math.hypot(*ex["q"]))}<', html)
+    assert re.search(r'data-target="gap-deg">60<', html)
+    t = tables(html)
+    (cap,) = [c for c in t if c.startswith("The score: a row per query place")]
+    assert t[cap] == [[f"m = {a}", *(fmt(score(ex, a, b)) for b in range(6))] for a in range(6)]
+    # each diagonal one number
+    for a in range(5):
+        for b in range(5):
+            assert t[cap][a + 1][b + 2] == t[cap][a][b + 1]
+    s = state(html)
+    assert (s["m"], s["n"], s["deg"], s["last"]) == (m, n, 30, ex["positions"] - 1)
+    for target in ("m", "n", "back", "on", "q-arrow", "k-arrow"):
+        assert f'data-target="{target}"' in html
+
+
+def test_dial_refuses_examples_that_cannot_work(examples: dict[str, Any]) -> None:
+    for change, message in (
+        ({"q": [1.0, 2.0, 3.0]}, "not a query and a key in a plane"),
+        ({"n": 40}, "m and n must be on the sliders"),
+        ({"k": [0.0, 0.0]}, "must not be 0"),
+        ({"theta_degrees": 0}, "theta_degrees"),
+    ):
+        bad = copy.deepcopy(examples)
+        bad["dial"].update(change)
+        with pytest.raises(WidgetOptionError, match=message):
+            render("rotary-dial", bad, "w11")

@@ -81,6 +81,12 @@ export function peDot(p, k, d, base = 10000) {
   return s
 }
 
+/** How far each pair turns over a gap of k places, in degrees: ω_i k × 180/π. */
+export function peTurnDegrees(k, d, base = 10000) {
+  whole(k, 'k')
+  return peFrequencies(d, base).map((w) => degrees(w * k))
+}
+
 /** [d][d]: M(k), block-diagonal, pair i's block [[cos ω_i k, −sin ω_i k], [sin ω_i k, cos ω_i k]]:
  * PE(p + k) = PE(p) M(k) for every p. */
 export function peShiftMatrix(k, d, base = 10000) {
@@ -106,6 +112,14 @@ export function peShifted(p, k, d, base = 10000) {
 }
 
 // -- rotary position in one plane --------------------------------------------------------------
+
+/** Degrees to radians, and back. */
+export function radians(deg) {
+  return (deg * Math.PI) / 180
+}
+export function degrees(rad) {
+  return (rad * 180) / Math.PI
+}
 
 /** The 2-vector v turned counter-clockwise by ``angle`` radians. */
 export function rotatePlane(v, angle) {
