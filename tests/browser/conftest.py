@@ -363,12 +363,14 @@ def sign_up_and_confirm(
     page: Any, email: str, password: str, *, goto: Callable[[str], Any] | None = None
 ) -> None:
     """Sign up from the page's "Sign up" link, then open the confirmation link of the email
-    (verification is mandatory; the link signs the learner in): ends on "Your learning".
-    ``goto`` opens a path on the live site (the page's own ``goto`` when its context has a base
-    URL)."""
+    (verification is mandatory; the link signs the learner in): ends back on the page it
+    started from (the link's ``next``, kept through the confirmation). ``goto`` opens a path on
+    the live site (the page's own ``goto`` when its context has a base URL)."""
     from django.core import mail
 
     expect = playwright_api.expect
+    start = urlsplit(page.url)
+    back = start.path + (f"?{start.query}" if start.query else "")
     page.get_by_role("link", name="Sign up").click()
     page.get_by_label("Email").fill(email)
     page.get_by_label("Password", exact=True).fill(password)
@@ -380,7 +382,7 @@ def sign_up_and_confirm(
     assert link, message.body
     (goto or page.goto)(link.group(1))
     page.get_by_role("button", name="Yes, confirm it").click()
-    expect(page).to_have_url(re.compile(r"/your-learning/$"))
+    expect(page).to_have_url(re.compile(re.escape(back) + "$"))
 
 
 def focused(page: Any) -> str:

@@ -72,6 +72,7 @@ TEMPLATES = [
                 "django.contrib.messages.context_processors.messages",
                 "csp.context_processors.nonce",
                 "mathmachine.web.context_processors.site",
+                "mathmachine.web.context_processors.account_links",
             ],
         },
     },
