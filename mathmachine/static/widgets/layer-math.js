@@ -1,9 +1,10 @@
 // The transformer block's own math for Unit 18 §9, as a widget recomputes it in the browser:
 // LayerNorm step by step (mean, centred, variance, std, normalised, gain and bias), LayerNorm of
-// every row of a matrix, the normal distribution's Φ and the exact GELU(x) = x Φ(x). It mirrors
-// mathmachine.engine (anatomy.layer_norm_steps, layers.layer_norm, layers.normal_cdf,
-// layers.gelu: the same erfcx series as engine/normal.py, so GELU agrees to 1e-15) and is held to
-// it by golden vectors (tests/golden/math.json; a widget that uses it adds its own).
+// every row of a matrix, the normal distribution's Φ and the exact GELU(x) = x Φ(x), and the
+// weights of one block for any width. It mirrors mathmachine.engine (anatomy.layer_norm_steps,
+// layers.layer_norm, layers.normal_cdf, layers.gelu: the same erfcx series as engine/normal.py,
+// so GELU agrees to 1e-15; anatomy.model_weight_count's block) and is held to it by golden
+// vectors (tests/golden/math.json; a widget that uses it adds its own).
 
 function check(ok, message) {
   if (!ok) throw new RangeError(message)
@@ -73,4 +74,27 @@ export function normalCdf(xs) {
 /** The exact GELU(x) = x Φ(x), for every entry. */
 export function gelu(xs) {
   return finite(xs, 'x').map((x) => x * phi(x))
+}
+
+/** The weights of one encoder block of width d (anatomy.model_weight_count(d, d_ff, bias, norm)
+ * .block): attention's four d × d matrices, the feed-forward network's d × dFf and dFf × d
+ * (dFf null: 4 d), with `bias` a bias on each of the six, with `norm` both LayerNorms' gains and
+ * biases. Each part, the shapes' sides (d, dFf) and the total. */
+export function blockWeights(d, dFf = null, bias = false, norm = false) {
+  check(Number.isInteger(d) && d >= 1, 'd must be a whole number >= 1')
+  const ff = dFf === null ? 4 * d : dFf
+  check(Number.isInteger(ff) && ff >= 1, 'dFf must be a whole number >= 1')
+  const parts = {
+    matrix: d * d,
+    attention: 4 * d * d,
+    w1: d * ff,
+    feedForward: 2 * d * ff,
+    attentionBiases: bias ? 4 * d : 0,
+    feedForwardBiases: bias ? ff + d : 0,
+    norms: norm ? 4 * d : 0,
+  }
+  const total =
+    parts.attention + parts.feedForward + parts.attentionBiases + parts.feedForwardBiases + parts.norms
+  const biases = parts.attentionBiases + parts.feedForwardBiases
+  return {d, dFf: ff, ...parts, biases, matrices: parts.attention + parts.feedForward, total}
 }

@@ -33,10 +33,15 @@ EXAMPLES: dict[str, Any] = {
         "constant": [5.0, 5.0, 5.0],
         "eps": 1e-5,
     },
-    # widget 12: the tiny translator's encoder block on its own sentence
-    "block": {"sentence": "I drink tea", "token": 2},
-    # the weight counter's widths (d_ff = 4 d), and the models the prose counts
-    "widths": [32, 64, 128, 256, 384, 512, 768, 1024, 1280, 1600, 2048, 4096, 8192, 12288],
+    # widget 12: the tiny translator's encoder block on its own sentence, the word it follows
+    # first, and its weight counter's widths (d_ff = 4 d) with the one it starts at
+    "block": {
+        "sentence": "I drink tea",
+        "token": 2,
+        "widths": [32, 64, 128, 256, 384, 512, 768, 1024, 1280, 1600, 2048, 4096, 8192, 12288],
+        "d_default": 768,
+    },
+    # the models the prose counts
     "check_d": 768,
     "gpt2": {"d_model": 768, "layers": 12, "heads": 12, "vocab": 50257, "positions": 1024},
     # the gradient highway: six sublayers' own slopes at some point
@@ -162,8 +167,8 @@ def figures() -> dict[str, str]:
     d = EXAMPLES["check_d"]
     blk = model_weight_count(d)
     f["blk_check_d"] = str(d)
-    f["blk_width_min"] = count(min(EXAMPLES["widths"]))
-    f["blk_width_max"] = count(max(EXAMPLES["widths"]))
+    f["blk_width_min"] = count(min(EXAMPLES["block"]["widths"]))
+    f["blk_width_max"] = count(max(EXAMPLES["block"]["widths"]))
     f["blk_check_attn"] = count(blk.block["attention matrices"])
     f["blk_check_ffn"] = count(blk.block["feed-forward matrices"])
     f["blk_check_total"] = str(blk.total)
