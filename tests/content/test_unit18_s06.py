@@ -105,10 +105,38 @@ def test_check_count_the_hindi_sentence() -> None:
     assert F["lab_tensor_mb"] == d(6 * 12 * 128 * 128 * 4 / 1e6, 1)
 
 
+def test_the_lengths_the_model_was_tuned_on_has_places_for_and_the_lab_takes() -> None:
+    assert (F["lab_trained_n"], F["lab_positions"], F["lab_max_tokens"]) == ("128", "512", "48")
+    assert MODEL.position_embeddings.shape == (512, 384)
+
+
+def test_the_pronoun_row_from_qk_recomputed() -> None:
+    """Layer 4, head 2: the row of "it" for "tired" and for "wide", from W_q and W_k in float64
+    (the issue's reading, 0.677 | 0.281 and 0.121, holds)."""
+    assert (F["lab_coref_layer"], F["lab_coref_head"]) == ("4", "2")
+    got = {}
+    for name in ("tired", "wide"):
+        sentence = F[f"lab_coref_{name}"]
+        assert sentence.endswith(f"because it was too {name}.")
+        tokens, s = scaled_scores(sentence, 3, 1)
+        w = weights_of(s)[tokens.index("it")]
+        for noun in ("animal", "street"):
+            assert float(F[f"lab_coref_{name}_{noun}"]) == pytest.approx(
+                w[tokens.index(noun)], abs=6e-4
+            )
+            got[name, noun] = F[f"lab_coref_{name}_{noun}"]
+    assert got == {("tired", "animal"): "0.677", ("tired", "street"): "0.050",
+                   ("wide", "animal"): "0.281", ("wide", "street"): "0.121"}  # fmt: skip
+    # what the prose says of them: the weight on animal falls, street does not take the lead
+    assert float(got["wide", "animal"]) < float(got["tired", "animal"])
+    assert float(got["wide", "street"]) < float(got["wide", "animal"])
+
+
 def test_the_page_prints_them_and_the_lab_is_there() -> None:
     section = compile_unit(UNIT_DIR).section(6)
     text = html_lib.unescape(section.html)
-    for name in ("lab_tea_row", "lab_nv_score", "lab_nv_scaled", "lab_sink_3", "lab_tensor_mb"):
+    for name in ("lab_tea_row", "lab_nv_score", "lab_nv_scaled", "lab_sink_3", "lab_tensor_mb",
+                 "lab_coref_tired_animal", "lab_coref_wide_street", "lab_positions"):  # fmt: skip
         assert F[name] in text, name
     assert '<attention-lab id="w7"' in section.html
     assert [c.id for c in section.checks] == ["s6-rows", "s6-count"]

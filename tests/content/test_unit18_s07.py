@@ -135,6 +135,32 @@ def test_the_weight_counts() -> None:
     assert (F["mh_real_concat_rows"], F["mh_real_concat_cols"]) == ("10", "512")
     assert F["mh_real_stacked_rows"] == "80" and F["mh_one_wide"] == "1"
     assert (F["mh_mini_d"], F["mh_mini_h"], F["mh_mini_dk"]) == ("384", "12", "32")
+    # the paper's big model; and what grows with h: one n x n map per head
+    assert (F["mh_big_d"], F["mh_big_h"], F["mh_big_dk"]) == ("1024", "16", "64")
+    assert (F["mh_real_maps"], F["mh_real_map_one"]) == (f"{H * N * N:,}", f"{N * N:,}")
+
+
+def _pmatrix(rows: list[list[float]]) -> str:
+    body = r" \\ ".join(" & ".join(f"{x:g}".replace("-", MINUS) for x in r) for r in rows)
+    return r"\begin{pmatrix} " + body + r" \end{pmatrix}"
+
+
+def test_the_heads_matrices_are_printed_and_every_shape_is_right() -> None:
+    for k, head in enumerate(EX["heads"], start=1):
+        for m in ("W_Q", "W_K", "W_V"):
+            assert F[f"mh_{m.replace('_', '').lower()}{k}"] == _pmatrix(head[m])
+    assert EX["heads"][0]["W_V"] == EX["heads"][1]["W_V"]  # "head 1's W_V again"
+    n, d, h = 4, 8, 2
+    dk = dv = d // h
+    want = {"X": (n, d), "W": (d, dk), "WV": (d, dv), "QK": (n, dk), "V": (n, dv), "A": (n, n),
+            "head": (n, dv), "WO": (h * dv, d), "wide": (d, d)}  # fmt: skip
+    assert {k: F[f"mh_shape_{k}"] for k in want} == {k: f"{a} × {b}" for k, (a, b) in want.items()}
+    assert F["mh_concat_shape"] == f"{n} × {h * dv}" and F["mh_out_shape"] == f"{n} × {d}"
+    assert F["mh_dv"] == str(dv)
+    # each head's Q is X times its W_Q, as printed
+    for k in range(2):
+        q = matmul(EX["X"], EX["heads"][k]["W_Q"])
+        assert F[f"mh_Q{k + 1}"] == _pmatrix(q)
 
 
 @pytest.mark.parametrize("seed", range(1, 61))
@@ -186,6 +212,9 @@ def test_the_page_prints_the_worked_numbers(page: tuple[str, str]) -> None:
         assert F[name] in text, name
     assert f"total {F['mh_e_total']}, so the weights are {F['mh_w1_drink']}" in text
     assert f"in all {F['mh_toy_weights']}" in text
+    # the Try switches head 2 on again and head 1 off (not "head 2" twice)
+    assert "Switch head 2 on again and head 1 off" in text
+    assert f"{F['mh_real_maps']} weights with {F['mh_real_h']} heads" in text
 
 
 def test_no_answer_before_its_check(page: tuple[str, str]) -> None:

@@ -8,9 +8,11 @@ from typing import Any
 
 import numpy as np
 
+from mathmachine.coursebook.widgets.attention_lab import MAX_TOKENS as LAB_MAX_TOKENS
 from mathmachine.engine import shares_rounded
 from mathmachine.engine.dot_product import attention_score_count
 from mathmachine.engine.pretrained import load_minilm
+from mathmachine.engine.pretrained.minilm import MAX_TOKENS as TRAINED_TOKENS
 from mathmachine.printing import count, dec, vec
 
 from .s03_self_attention import EXAMPLES as S3
@@ -19,6 +21,11 @@ from .s03_self_attention import EXAMPLES as S3
 PREV_HEAD = (1, 3)  # a head that looks at the word before
 NEXT_HEAD = (2, 9)  # a head that looks at the word after
 ROW_HEAD = (1, 1)  # check s6-rows: a row of this head for "I drink tea"
+COREF_HEAD = (4, 2)  # a head whose row of "it" leans on "animal"
+COREF = {
+    "tired": "The animal didn't cross the street because it was too tired.",
+    "wide": "The animal didn't cross the street because it was too wide.",
+}
 
 _toy = S3["self_attention"]
 EXAMPLES: dict[str, Any] = {
@@ -106,5 +113,19 @@ def figures() -> dict[str, str]:
     f["lab_hi_bare_model"] = str(attention_score_count(m - 2, H, L))
     f["lab_hi_linear"] = str(m * H * L)
     f["lab_hi_layer_key"] = str(attention_score_count(m, H, 1))
-    f["lab_tensor_mb"] = dec(attention_score_count(128, H, L) * 4 / 1e6, 1)
+    f["lab_tensor_mb"] = dec(attention_score_count(TRAINED_TOKENS, H, L) * 4 / 1e6, 1)
+    f["lab_trained_n"] = str(TRAINED_TOKENS)
+    f["lab_positions"] = str(model.position_embeddings.shape[0])
+    f["lab_max_tokens"] = str(LAB_MAX_TOKENS)
+
+    # a pronoun and its noun: the row of "it" in one head, for "tired" and for "wide"
+    cl, ch = COREF_HEAD[0] - 1, COREF_HEAD[1] - 1
+    f["lab_coref_layer"], f["lab_coref_head"] = map(str, COREF_HEAD)
+    for name, sentence in COREF.items():
+        r = model.run(sentence)
+        it, animal, street = (r.tokens.index(w) for w in ("it", "animal", "street"))
+        units = shares_rounded(r.attention[cl, ch, it], 3)
+        f[f"lab_coref_{name}"] = sentence
+        f[f"lab_coref_{name}_animal"] = dec(units[animal] / 1000)
+        f[f"lab_coref_{name}_street"] = dec(units[street] / 1000)
     return f

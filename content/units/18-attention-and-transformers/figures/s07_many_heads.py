@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from mathmachine.engine import attention_weight_count, head_dim
+from mathmachine.engine.dot_product import attention_score_count
 from mathmachine.engine.heads import multi_head_cost, multi_head_steps
 from mathmachine.printing import MINUS, count, dec, plain, pmatrix, vec
 
@@ -83,6 +84,8 @@ EXAMPLES: dict[str, Any] = {
     "two_heads": _toy(),
     # checks: the layer of the original transformer (Vaswani et al. 2017), and a sentence
     "real_layer": {"d_model": 512, "heads": 8, "n": 10},
+    # the paper's big model
+    "big_layer": {"d_model": 1024, "heads": 16},
     # the lab's model, all-MiniLM-L6-v2: hidden size 384, 12 heads
     "minilm": {"d_model": 384, "heads": 12},
 }
@@ -116,6 +119,25 @@ def figures() -> dict[str, str]:
     f["mh_wo_shape"] = f"{d_model} × {d_model}"
     for name, i in (("I", 0), ("always", 1), ("drink", 2), ("tea", 3)):
         f[f"mh_x_{name}"] = vec(x[i], plain)
+    # the heads' matrices, printed so that every product can be checked by hand
+    for k, hd in enumerate(ex["heads"], start=1):
+        for m in ("W_Q", "W_K", "W_V"):
+            f[f"mh_{m.replace('_', '').lower()}{k}"] = pmatrix(hd[m], plain)
+    f["mh_WO"] = pmatrix(ex["W_O"], plain)
+    # every shape of the layer (d_v, the width of a head's values, is d_k here)
+    d_v = st.heads[0].output.shape[1]
+    f["mh_dv"] = str(d_v)
+    f["mh_shape_X"] = f"{n} × {d_model}"
+    f["mh_shape_W"] = f"{d_model} × {d_k}"
+    f["mh_shape_WV"] = f"{d_model} × {d_v}"
+    f["mh_shape_QK"] = f"{n} × {d_k}"
+    f["mh_shape_V"] = f"{n} × {d_v}"
+    f["mh_shape_A"] = f"{n} × {n}"
+    f["mh_shape_head"] = f"{st.heads[0].output.shape[0]} × {st.heads[0].output.shape[1]}"
+    f["mh_shape_WO"] = f"{h * d_v} × {d_model}"
+    f["mh_shape_wide"] = f"{d_model} × {d_model}"
+    if st.heads[0].q.shape != (n, d_k) or st.heads[0].output.shape != (n, d_v):
+        raise AssertionError("a head's Q is n x d_k and its output n x d_v")
     # every head's map, and the row of every word
     for k, head in enumerate(st.heads, start=1):
         f[f"mh_A{k}"] = pmatrix(head.weights, dec)
@@ -188,6 +210,9 @@ def figures() -> dict[str, str]:
     if cost8 != cost1:
         raise AssertionError("eight heads must cost what one wide head costs")
     f["mh_real_mults"] = count(cost8["multiplications"])
+    # what does grow with h: every head makes its own n x n map
+    f["mh_real_maps"] = count(attention_score_count(N, H, 1))
+    f["mh_real_map_one"] = count(attention_score_count(N, 1, 1))
     f["mh_real_scores"] = count(cost8["scores"])
     f["mh_real_per_head_scores"] = count(cost8["scores"] // H)
     f["mh_real_concat_rows"], f["mh_real_concat_cols"] = str(N), str(D)
@@ -195,6 +220,10 @@ def figures() -> dict[str, str]:
     f["mh_real_nn"] = str(N)
     f["mh_many_heads"] = str(D)
     f["mh_one_wide"] = str(head_dim(D, D))
+
+    big = EXAMPLES["big_layer"]
+    f["mh_big_d"], f["mh_big_h"] = str(big["d_model"]), str(big["heads"])
+    f["mh_big_dk"] = str(head_dim(big["d_model"], big["heads"]))
 
     mini = EXAMPLES["minilm"]
     f["mh_mini_d"], f["mh_mini_h"] = str(mini["d_model"]), str(mini["heads"])
