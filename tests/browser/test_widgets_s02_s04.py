@@ -20,6 +20,7 @@ from mathmachine.engine.lookup import hard_lookup, soft_lookup
 from mathmachine.engine.scaling import slope_size
 from mathmachine.engine.self_attention import self_attention_steps
 from mathmachine.engine.shares import softmax
+from mathmachine.printing import count
 
 from .conftest import UNIT, tab_to
 
@@ -254,6 +255,25 @@ def test_dot_products_grow_try_walk_by_keyboard(open_page: OpenPage, axe: Axe) -
     assert heights == pytest.approx([84 * c / max(counts) for c in counts], abs=0.06)
     assert "d = 64. Measured variance" in page.locator(t(DG, "live")).inner_text()
     settled(page, axe, "w4")
+
+
+def _descs(page: Any) -> list[str]:
+    return [page.locator(f"{t(DG, f'{n}-figure')} desc").text_content() for n in ("raw", "scaled")]
+
+
+def test_dot_products_grow_describes_its_histograms_as_the_server_does(open_page: OpenPage) -> None:
+    """The text alternative the script writes on every redraw is the one the server wrote (the
+    counts with their separators: 1,000 values, as the prose prints them)."""
+    served = _descs(open_page(section(4), buyer=True, js=False).page)
+    assert served[0].startswith(f"Histogram of {count(DGX['samples'])} values of q·k for d = ")
+    page = open_page(section(4), buyer=True, reduced_motion="reduce").page
+    assert _descs(page) == served
+    tab_to(page, t(DG, "d"))
+    page.keyboard.press("End")
+    assert all(" for d = 1024, " in d for d in _descs(page))
+    page.keyboard.press("Home")
+    press(page, "ArrowRight", DGX["dims"].index(DGX["d_default"]))  # back where it started
+    assert _descs(page) == served
 
 
 # ---------------------------------------------------------------- §4 a saturated softmax

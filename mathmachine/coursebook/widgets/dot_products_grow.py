@@ -36,6 +36,7 @@ from ._golden import MATH_MODULE
 NAME = "dot-products-grow"
 MODULE = "widgets/scaling-math.js"
 NEEDS = ("seed", "samples", "dims", "d_default", "raw", "scaled")
+RAW_LABEL, SCALED_LABEL = "q·k", "q·k ÷ √d"  # the two histograms, as their readouts name them
 W, H, AXIS = 240.0, 84.0, 16.0  # a histogram's plot area and the axis strip under it
 
 h = kit.h
@@ -130,6 +131,7 @@ def render(opts: dict[str, Any], ctx: WidgetContext) -> str:
         "index": at,
         "raw": ex["raw"],
         "scaled": ex["scaled"],
+        "labels": {"raw": RAW_LABEL, "scaled": SCALED_LABEL},
         "plot": {"width": W, "height": H},
         "draws": data,
     }
@@ -139,8 +141,8 @@ def render(opts: dict[str, Any], ctx: WidgetContext) -> str:
         uid,
         state,
         _controls(uid, dims, at),
-        _panel(uid, "raw", "q·k", ex["raw"], data[at]["raw"], d, float(d), math.sqrt(d)),
-        _panel(uid, "scaled", "q·k ÷ √d", ex["scaled"], data[at]["scaled"], d, 1.0, 1.0),
+        _panel(uid, "raw", RAW_LABEL, ex["raw"], data[at]["raw"], d, float(d), math.sqrt(d)),
+        _panel(uid, "scaled", SCALED_LABEL, ex["scaled"], data[at]["scaled"], d, 1.0, 1.0),
         _table(uid, ex, data),
         kit.status(class_="wk-status"),
         class_="wk dg",
@@ -200,7 +202,7 @@ def _panel(
     places = 1 if name == "raw" else 2
     total = sum(counts) + hist["below"] + hist["above"]
     desc = (
-        f"Histogram of {total} values of {label} for d = {d}, from {dec(lo, 0)} to "
+        f"Histogram of {count(total)} values of {label} for d = {d}, from {dec(lo, 0)} to "
         f"{dec(hi, 0)}: measured variance {dec(var, places)}, predicted {plain(predicted)}. "
         f"{hist['below']} fall below the left edge and {hist['above']} beyond the right. Dashed "
         "lines mark one predicted standard deviation either side of 0."

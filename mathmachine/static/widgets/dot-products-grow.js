@@ -9,7 +9,7 @@
 // update (raw/scaled: {counts, below, above, variance}).
 // Properties: d (settable to one of the widths); method redraw() (returns a promise).
 import {WidgetElement, write} from './kit.js';
-import {count, dec} from './printing.js';
+import {count, dec, plain} from './printing.js';
 import {sum} from './math.js';
 import {dotProductSamples, histogram, predictedSpread, scaledByRootD, variance} from './scaling-math.js';
 
@@ -102,12 +102,15 @@ export class DotProductsGrowElement extends WidgetElement {
     write(this.target(`${name}-above`), hist.above ? `${hist.above} ▶` : '')
     write(this.target(`${name}-d`), ` at d = ${this.d}`)
     write(this.target(`${name}-var`), dec(hist.variance, places))
-    write(this.target(`${name}-predicted`), String(predicted))
+    write(this.target(`${name}-predicted`), plain(predicted))
     const total = sum(hist.counts) + hist.below + hist.above
     const desc = this.target(`${name}-figure`).querySelector('desc')
     write(
       desc,
-      `Histogram of ${total} values for d = ${this.d}: measured variance ${dec(hist.variance, places)}, predicted ${predicted}. ${hist.below} fall below the left edge and ${hist.above} beyond the right.`,
+      `Histogram of ${count(total)} values of ${this.state.labels[name]} for d = ${this.d}, from ${dec(range.lo, 0)} to ` +
+        `${dec(range.hi, 0)}: measured variance ${dec(hist.variance, places)}, predicted ${plain(predicted)}. ` +
+        `${hist.below} fall below the left edge and ${hist.above} beyond the right. Dashed ` +
+        'lines mark one predicted standard deviation either side of 0.',
     )
   }
 
