@@ -53,11 +53,19 @@ def test_the_arena_shows_every_problem_each_with_fresh_numbers(
     problems = unit18.section(15).problems
     n = len(problems)
     assert n >= 1
-    for i, problem in enumerate(problems, start=1):
-        assert f'id="check-{problem.id}"' in page and f"Problem {i} ·" in page
+    numbers = []
+    for problem in problems:
+        # each problem keeps the number the unit's plan gives it (the arena is written a few
+        # problems at a time, by the sections they practise: numbers may skip until it is whole)
+        m = re.match(r"Problem (\d+) · ", problem.title)
+        assert m, problem.title
+        numbers.append(int(m.group(1)))
+        assert f'id="check-{problem.id}"' in page and f"Problem {m.group(1)} ·" in page
         fresh = fresh_seed(unit18, problem, 1)  # the first step of its distinct walk
         assert f'href="?seed-{problem.id}={fresh}#check-{problem.id}"' in page
         assert problem.solution_html not in page and problem.feedback_correct_html not in page
+    assert numbers == sorted(set(numbers)) and numbers[0] == 1  # in order, each once
+    assert max(numbers) <= unit18.section(15).planned_problems  # within the plan
     assert page.count('name="seed" value="1"') == 2 * n  # the answer form and "show me"
     assert page.count("Need a hint?") == n and page.count("Another hint") == n
     assert page.count("Show me the worked answer") == n
