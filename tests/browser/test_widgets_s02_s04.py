@@ -228,14 +228,20 @@ def test_dot_products_grow_try_walk_by_keyboard(open_page: OpenPage, axe: Axe) -
     tab_to(page, t(DG, "d"))
     page.keyboard.press("End")
     assert texts(page, t(DG, "d-value")) == ["1024"]
-    assert texts(page, t(DG, "raw-var")) == [fmt(first[-1]["raw"]["variance"], 1)]
+    # "1024" on one line at 360 px (it once broke into "102" and "4")
+    out = page.locator(t(DG, "d-value"))
+    line = out.evaluate("o => parseFloat(getComputedStyle(o).lineHeight)")
+    assert out.bounding_box()["height"] < 1.5 * line
+    assert texts(page, t(DG, "raw-var")) == [fmt(first[-1]["raw"]["variance"], 0)]
     assert texts(page, t(DG, "scaled-var")) == [fmt(first[-1]["scaled"]["variance"], 2)]
     assert texts(page, t(DG, "raw-predicted")) == ["1024"]
     off = first[-1]["raw"]["above"]
     assert texts(page, t(DG, "raw-above")) == [f"{off} ▶"]  # scores fall off the edge at ±48
     page.keyboard.press("Home")
     assert texts(page, t(DG, "d-value")) == ["1"]
-    assert texts(page, t(DG, "raw-var")) == [fmt(first[0]["raw"]["variance"], 1)]
+    # at d = 1 the scores and the scaled scores are the same numbers, printed the same way
+    assert texts(page, t(DG, "raw-var")) == [fmt(first[0]["raw"]["variance"], 2)]
+    assert texts(page, t(DG, "raw-var")) == texts(page, t(DG, "scaled-var"))
 
     # draw again: the next seed, drawn by the page with the engine's generator.
     press(page, "ArrowRight", 6)  # d = 64

@@ -186,6 +186,29 @@ def test_s4_the_measured_variance_at_64(figs: dict[str, str]) -> None:
     assert abs(var - dd) < 3 * math.sqrt((2 * dd * dd + 8 * dd) / n)
 
 
+def test_s4_usually_one_key_takes_almost_everything(figs: dict[str, str]) -> None:
+    """The share of rows of 10 keys whose best key takes over 0.9, unscaled at d = 64: the
+    section's 4,000 draws against 20,000 rows of another generator (numpy's), within 3 standard
+    errors of each other; and the 8% the measured variance is off by."""
+    import numpy as np
+
+    rng = np.random.default_rng(2026)
+    q = rng.standard_normal((20000, 1, 64))
+    k = rng.standard_normal((20000, 10, 64))
+    s = (q * k).sum(axis=-1)
+    w = np.exp(s - s.max(axis=-1, keepdims=True))
+    w /= w.sum(axis=-1, keepdims=True)
+    ref = float((w.max(axis=-1) > 0.9).mean())
+    got = float(figs["sq_top_share"].rstrip("%")) / 100
+    se = math.sqrt(ref * (1 - ref) / 4000) + math.sqrt(ref * (1 - ref) / 20000)
+    assert abs(got - ref) < 3 * se + 0.005, (got, ref)
+    assert figs["sq_top_in_10"] == str(round(10 * got)) == "6"
+    assert (figs["sq_top_keys"], figs["sq_top_cut"], figs["sq_top_rows"]) == ("10", "0.9", "4,000")
+    assert figs["sq_top_scaled_share"] == "0%"  # divided by sqrt(d), no row is that lopsided
+    measured = float(figs["sq_measured_var"])
+    assert figs["sq_measured_off"] == f"{round(100 * abs(measured - 64) / 64)}%" == "8%"
+
+
 def test_s4_the_saturated_row(figs: dict[str, str]) -> None:
     row = EX["saturation"]["scores"]
     assert row == [-1.0, 2.0, 1.0]  # the scores of "tea" in §3

@@ -199,7 +199,7 @@ def _panel(
           target=f"{name}-above", x=f"{W - 2:g}", y="11", text_anchor="end"),
     ]  # fmt: skip
     var = hist["variance"]
-    places = 1 if name == "raw" else 2
+    places = variance_places(predicted)
     total = sum(counts) + hist["below"] + hist["above"]
     desc = (
         f"Histogram of {count(total)} values of {label} for d = {d}, from {dec(lo, 0)} to "
@@ -233,14 +233,22 @@ def _panel(
     )  # fmt: skip
 
 
+def variance_places(predicted: float) -> int:
+    """Decimals a measured variance is printed with, by the variance predicted: 2 below 10, 1
+    below 1000, else 0. The same number always prints the same way (at d = 1 the raw and the
+    scaled variance are one number: "0.96" both, never "1.0" beside "0.96");
+    dot-products-grow.js's varPlaces is the same rule."""
+    return 2 if predicted < 10 else 1 if predicted < 1000 else 0
+
+
 def _table(uid: str, ex: dict[str, Any], data: list[dict[str, Any]]) -> kit.HTML:
     rows = [
         (
             str(item["d"]),
             [
                 plain(dot_product_variance(item["d"])),
-                dec(item["raw"]["variance"], 1),
-                dec(item["scaled"]["variance"], 2),
+                dec(item["raw"]["variance"], variance_places(dot_product_variance(item["d"]))),
+                dec(item["scaled"]["variance"], variance_places(1)),
             ],
         )
         for item in data

@@ -75,12 +75,12 @@ export class DotProductsGrowElement extends WidgetElement {
     const slider = this.target('d')
     slider.setAttribute(
       'aria-valuetext',
-      `d = ${d}: measured variance ${dec(item.raw.variance, 1)}, after dividing by the square root of d ${dec(item.scaled.variance, 2)}`,
+      `d = ${d}: measured variance ${dec(item.raw.variance, varPlaces(d))}, after dividing by the square root of d ${dec(item.scaled.variance, 2)}`,
     )
     write(this.target('d-value'), String(d))
-    this.#panel('raw', item.raw, s.raw, predictedSpread(d), d, 1)
+    this.#panel('raw', item.raw, s.raw, predictedSpread(d), d, varPlaces(d))
     this.#panel('scaled', item.scaled, s.scaled, 1, 1, 2)
-    this.show(`d = ${d}: variance ${dec(item.raw.variance, 1)} (predicted ${d}); after ÷√d ${dec(item.scaled.variance, 2)}`)
+    this.show(`d = ${d}: variance ${dec(item.raw.variance, varPlaces(d))} (predicted ${d}); after ÷√d ${dec(item.scaled.variance, 2)}`)
     this.emit('update', {d, seed: this.#seed, raw: item.raw, scaled: item.scaled})
   }
 
@@ -117,9 +117,14 @@ export class DotProductsGrowElement extends WidgetElement {
   #announce() {
     const item = this.#draws[this.#index]
     this.say(
-      `d = ${this.d}. Measured variance ${dec(item.raw.variance, 1)}, predicted ${this.d}. After dividing by the square root of d: ${dec(item.scaled.variance, 2)}.`,
+      `d = ${this.d}. Measured variance ${dec(item.raw.variance, varPlaces(this.d))}, predicted ${this.d}. After dividing by the square root of d: ${dec(item.scaled.variance, 2)}.`,
     )
   }
+}
+
+/** Decimals of a measured variance by the variance predicted (the server's variance_places). */
+function varPlaces(predicted) {
+  return predicted < 10 ? 2 : predicted < 1000 ? 1 : 0
 }
 
 function summary(x, range) {

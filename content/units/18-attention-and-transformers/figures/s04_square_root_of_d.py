@@ -13,12 +13,13 @@ import numpy as np
 from mathmachine.engine.scaling import (
     dot_product_samples,
     dot_product_variance,
+    normal_stream,
     sign_sum_distribution,
     slope_size,
     softmax_slope,
 )
 from mathmachine.engine.shares import softmax
-from mathmachine.printing import count, dec, plain, pmatrix, vec
+from mathmachine.printing import count, dec, percent, plain, pmatrix, vec
 
 from .s03_self_attention import EXAMPLES as S3_EXAMPLES
 from .variants import draw
@@ -59,6 +60,22 @@ def _saturation_row() -> np.ndarray:
 
 
 EXAMPLES["saturation"]["scores"] = _saturation_row().tolist()
+
+
+#: "Usually one key wins": rows of this many keys, a winner takes more than TOP_CUT of the row.
+TOP_KEYS, TOP_CUT, TOP_ROWS, TOP_SEED = 10, 0.9, 4000, 41
+
+
+def top_weight_share(d: int, *, scaled: bool = False) -> float:
+    """The share of TOP_ROWS rows (a random query against TOP_KEYS random keys, entries standard
+    normal from the engine's normal_stream, length d) whose largest softmax weight is above
+    TOP_CUT, with the scores as they are or divided by sqrt(d)."""
+    z = normal_stream(TOP_SEED, TOP_ROWS * (TOP_KEYS + 1) * d).reshape(TOP_ROWS, TOP_KEYS + 1, d)
+    q, k = z[:, 0, :], z[:, 1:, :]
+    scores = np.einsum("rd,rkd->rk", q, k)
+    if scaled:
+        scores = scores / math.sqrt(d)
+    return float((softmax(scores, axis=-1).max(axis=-1) > TOP_CUT).mean())
 
 
 def figures() -> dict[str, str]:
@@ -108,6 +125,16 @@ def figures() -> dict[str, str]:
     f["sq_mistake_div_once"] = plain(var / math.sqrt(dc))  # divided the variance by sqrt(d)
     f["sq_mistake_div_once_std"] = dec(math.sqrt(var / math.sqrt(dc)))
 
+    # --- how often one key takes almost everything: rows of TOP_KEYS random keys against a
+    # random query, both of length d (normal entries), unscaled scores, softmax
+    top = top_weight_share(dc)
+    f["sq_top_keys"] = str(TOP_KEYS)
+    f["sq_top_cut"] = dec(TOP_CUT, 1)
+    f["sq_top_rows"] = count(TOP_ROWS)
+    f["sq_top_share"] = percent(top, 0)
+    f["sq_top_in_10"] = str(round(10 * top))
+    f["sq_top_scaled_share"] = percent(top_weight_share(dc, scaled=True), 0)
+
     # --- widget 4's draws with the default seed
     dg = EXAMPLES["dot_growth"]
     draws = dot_product_samples(dg["seed"], dg["samples"], tuple(dg["dims"]))
@@ -117,6 +144,7 @@ def figures() -> dict[str, str]:
     f["sq_d_max_std"] = plain(math.sqrt(max(dg["dims"])))
     row = dg["dims"].index(dc)
     f["sq_measured_var"] = dec(raw_var[row], 1)
+    f["sq_measured_off"] = percent(abs(float(dec(raw_var[row], 1)) - var) / var, 0)
     f["sq_measured_scaled_var"] = dec(scaled_var_m[row], 2)
     top = len(dg["dims"]) - 1
     f["sq_measured_var_max"] = dec(raw_var[top], 0)
