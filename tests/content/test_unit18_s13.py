@@ -153,3 +153,25 @@ def test_the_ablations_verb_rows() -> None:
     h = json.loads((ABLATIONS / "no-layernorm.json").read_text(encoding="utf-8"))
     last = h["checkpoints"][-1]["sentences"][0]
     assert last["cross_attention"][2][1] < 0.1 and last["greedy_output"][2] == "पीता"
+
+
+def test_the_hindi_the_prose_says_the_model_writes_is_what_it_writes() -> None:
+    """The prose names what the model writes in Hindi (a {hi} role needs its transliteration
+    typed beside it, so the words are typed); each is the figure computed from the model or its
+    histories, so a retrained model that writes something else fails here."""
+    text = (UNIT_DIR / "13-tiny-transformer.md").read_text(encoding="utf-8")
+    said = {
+        "tt_held_hindi": "the held-out sentence, by the trained model",
+        "tt_ck50_held_out": "the held-out sentence at step 50",
+        "tt_ck100_held_out": "the held-out sentence at step 100",
+        "tt_ab_noln_mistake_written": "the mistake of the run without LayerNorm",
+        "tt_ab_nopos_backwards": "'tea drink I' without positions",
+        "tt_backwards_full": "'tea drink I' by the full model",
+        "tt_runner_peeta": "the runner-up at the verb",
+    }
+    for name, what in said.items():
+        assert f"{{hi}}`{F[name]}|" in text, f"{what}: the prose does not say {F[name]}"
+    # at step 0 the model writes माँ over and over
+    hist = json.loads(HISTORY_PATH.read_text(encoding="utf-8"))
+    first = hist["checkpoints"][0]["sentences"][0]["greedy_output"]
+    assert set(first) == {"माँ"} and "{hi}`माँ|maa` over and over" in text
