@@ -36,7 +36,7 @@ from ._golden import MATH_MODULE
 
 NAME = "attention-lab"
 MODULE = "widgets/attention-math.js"
-NEEDS = ("sentence", "layer", "head", "toy")
+NEEDS = ("sentence", "layer", "head", "toy", "max_tokens")
 #: The longest text the lab takes: tokens (counting [CLS] and [SEP]) and characters. A map of 48
 #: tokens is 2,304 cells, still readable on a phone; the model itself takes 128. The JSON API and
 #: the page without JavaScript (mathmachine/learning/lab.py) refuse longer text.
@@ -72,6 +72,11 @@ def _example(opts: dict[str, Any]) -> dict[str, Any]:
         raise WidgetOptionError(f"example {key!r}: toy needs words, X, W_Q, W_K, W_V")
     if len(ex["sentence"]) > MAX_CHARS:
         raise WidgetOptionError(f"example {key!r}: the sentence is over {MAX_CHARS} characters")
+    if ex["max_tokens"] != MAX_TOKENS:
+        raise WidgetOptionError(
+            f"example {key!r}: max_tokens is {ex['max_tokens']!r}, but the lab takes at most "
+            f"{MAX_TOKENS} tokens (MAX_TOKENS): the unit must say what the lab does"
+        )
     return ex
 
 

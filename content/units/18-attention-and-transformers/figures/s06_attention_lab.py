@@ -8,7 +8,6 @@ from typing import Any
 
 import numpy as np
 
-from mathmachine.coursebook.widgets.attention_lab import MAX_TOKENS as LAB_MAX_TOKENS
 from mathmachine.engine import shares_rounded
 from mathmachine.engine.dot_product import attention_score_count
 from mathmachine.engine.pretrained import load_minilm
@@ -35,6 +34,9 @@ EXAMPLES: dict[str, Any] = {
         "head": 1,
         # the toy mode: §3's three words and its small matrices (weights unscaled, as in §3)
         "toy": {k: _toy[k] for k in ("words", "X", "W_Q", "W_K", "W_V")},
+        # the longest text the lab takes, in tokens: what the prose says of it (the widget
+        # refuses an example whose limit is not its own, MAX_TOKENS in its renderer)
+        "max_tokens": 48,
     },
 }
 RUNNING = "I drink tea"
@@ -116,7 +118,7 @@ def figures() -> dict[str, str]:
     f["lab_tensor_mb"] = dec(attention_score_count(TRAINED_TOKENS, H, L) * 4 / 1e6, 1)
     f["lab_trained_n"] = str(TRAINED_TOKENS)
     f["lab_positions"] = str(model.position_embeddings.shape[0])
-    f["lab_max_tokens"] = str(LAB_MAX_TOKENS)
+    f["lab_max_tokens"] = str(ex["max_tokens"])
 
     # a pronoun and its noun: the row of "it" in one head, for "tired" and for "wide"
     cl, ch = COREF_HEAD[0] - 1, COREF_HEAD[1] - 1
