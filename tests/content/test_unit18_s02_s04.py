@@ -71,6 +71,28 @@ def test_s2_the_worked_lookup(figs: dict[str, str]) -> None:
     assert f"{sum(round(a, 3) * p for a, p in zip(w, PRICES, strict=True)):.2f}" == "19.30"
 
 
+def test_s2_weights_against_values_and_the_long_key(figs: dict[str, str]) -> None:
+    w, answer = lookup([1.0, 0.5], 1.0)
+    parts = [a * p for a, p in zip(w, PRICES, strict=True)]
+    names = ["chai", "coffee", "lassi", "nimbu_pani"]
+    assert [figs[f"sl_part_{n}"] for n in names] == [f"₹{x:.2f}" for x in parts]
+    assert [figs[f"sl_part_{n}"] for n in names] == ["₹7.73", "₹7.11", "₹3.92", "₹0.54"]
+    assert figs["sl_above_chai"] == f"{round(100 * (answer / 12 - 1))}%" == "61%"
+    assert (
+        all(math.isclose(k[0] ** 2 + k[1] ** 2, 2) for k in KEYS) and figs["sl_key_length"] == "√2"
+    )
+    # the fifth key: farther from the query than chai, and a larger score
+    long = EX["soft_lookup"]["long_key"]["key"]
+    q = [1.0, 0.5]
+    dist = math.dist(long, q)
+    assert figs["sl_long_key"] == f"(3, {MINUS}1)" and figs["sl_long_length"] == "√10"
+    assert (figs["sl_long_dist"], figs["sl_chai_dist"]) == (d(dist, 2), d(math.dist(KEYS[0], q), 2))
+    assert figs["sl_long_score"] == f"{long[0] * q[0] + long[1] * q[1]:g}" == "2.5"
+    w5 = soft([k[0] * q[0] + k[1] * q[1] for k in [*KEYS, long]])
+    assert (figs["sl_long_w"], figs["sl_long_chai_w"]) == (d(w5[-1]), d(w5[0]))
+    assert w5[-1] > w5[0] and dist > math.dist(KEYS[0], q)
+
+
 def test_s2_the_two_ends(figs: dict[str, str]) -> None:
     mean = sum(PRICES) / len(PRICES)
     assert figs["sl_zero_answer"] == f"₹{mean:g}" == "₹26"
@@ -122,6 +144,29 @@ def test_s3_q_k_v_scores_weights_output_by_hand(figs: dict[str, str]) -> None:
     col = sum(row[1] for row in A)
     assert figs["sa_col_drink_sum"] == d(col, 2) == "1.73"
     assert figs["sa_row_I_sum"] == "1"
+
+
+def test_s3_one_matrix_between_two_words_and_what_a_w_k_entry_moves(figs: dict[str, str]) -> None:
+    X, WQ, WK = SA["X"], SA["W_Q"], SA["W_K"]
+    W = matmul(WQ, [list(r) for r in zip(*WK, strict=True)])
+    S = matmul(matmul(X, WQ), [list(r) for r in zip(*matmul(X, WK), strict=True)])
+    assert matmul(matmul(X, W), [list(r) for r in zip(*X, strict=True)]) == S
+    assert figs["sa_WQK"] == pm(W) and W[0][1] != W[1][0]
+    assert (figs["sa_WQK_12"], figs["sa_WQK_21"]) == (f"{W[0][1]:g}", f"{W[1][0]:g}")
+    # change each entry of W_K by one: the columns whose score moves, by loops
+    words = SA["words"]
+    moved = set()
+    for r in range(2):
+        for c in range(2):
+            wk = [row[:] for row in WK]
+            wk[r][c] += 1
+            S2 = matmul(matmul(X, WQ), [list(t) for t in zip(*matmul(X, wk), strict=True)])
+            cols = tuple(
+                w for j, w in enumerate(words) if any(S2[i][j] != S[i][j] for i in range(3))
+            )
+            assert figs[f"sa_wk_reach_{r + 1}"] == " and ".join(f"“{w}”" for w in cols)
+            moved.add(len(cols))
+    assert moved == {2} and figs["sa_wk_moved"] == "2"  # never one column, never all three
 
 
 def test_s3_the_shapes_check(figs: dict[str, str]) -> None:

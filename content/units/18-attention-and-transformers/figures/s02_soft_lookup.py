@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from mathmachine.engine.lookup import hard_lookup, soft_lookup
-from mathmachine.printing import dec, plain, rupees, vec
+from mathmachine.printing import dec, percent, plain, rupees, vec
 
 EXAMPLES: dict[str, Any] = {
     "soft_lookup": {
@@ -30,6 +30,8 @@ EXAMPLES: dict[str, Any] = {
         "zero_query": [0.0, 0.0],  # check 1: "anything at all"
         "tie_query": [1.0, 0.0],  # hot, neither sweet nor not: chai and coffee tie
         "tie_beta": 10.0,
+        # the trap: a key twice as long, farther from the query, outscores chai
+        "long_key": {"name": "scalding black coffee", "key": [3.0, -1.0], "value": 25.0},
     },
 }
 
@@ -111,4 +113,34 @@ def figures() -> dict[str, str]:
     f["sl_tie_w"] = dec(tie.weights[tie_hard.best[0]])
     f["sl_tie_answer"] = rupees(float(tie_hard.output))
     f["sl_tie_soft_answer"] = rupees(float(tie.output))
+
+    # --- weights against values: what each drink adds to the answer (weight times price)
+    parts = one.weights * values
+    for name, part in zip(names, parts, strict=True):
+        f[f"sl_part_{name}"] = rupees(float(part))
+    if not np.isclose(parts.sum(), float(one.output)):
+        raise AssertionError("the parts must add up to the answer")
+    f["sl_above_chai"] = percent(float(one.output) / values[0] - 1, 0)
+    if int(np.argmax(one.weights)) != 0 or float(one.output) <= values[0]:
+        raise AssertionError("chai has the most weight, and the answer is above its price")
+
+    # --- "close" means a large dot product only because every key has the same length
+    lengths = np.linalg.norm(keys, axis=1)
+    if not np.allclose(lengths, lengths[0]):
+        raise AssertionError("the four keys should have equal length")
+    f["sl_key_length"] = "√" + plain(round(float(lengths[0] ** 2), 9))
+    long = ex["long_key"]
+    lk = np.array(long["key"])
+    with_long = soft_lookup(q, np.vstack([keys, lk]), np.append(values, long["value"]), ex["beta"])
+    f["sl_long_name"] = long["name"]
+    f["sl_long_key"] = vec(lk, plain)
+    f["sl_long_length"] = "√" + plain(round(float(lk @ lk), 9))
+    f["sl_long_score"] = plain(float(with_long.scores[-1]))
+    f["sl_long_dist"] = dec(float(np.linalg.norm(lk - q)), 2)
+    f["sl_chai_dist"] = dec(float(np.linalg.norm(keys[0] - q)), 2)
+    f["sl_long_w"] = dec(float(with_long.weights[-1]))
+    f["sl_long_chai_w"] = dec(float(with_long.weights[0]))
+    if not (with_long.scores[-1] > with_long.scores[0]
+            and np.linalg.norm(lk - q) > np.linalg.norm(keys[0] - q)):  # fmt: skip
+        raise AssertionError("the long key must win while farther away")
     return f

@@ -91,6 +91,36 @@ def figures() -> dict[str, str]:
     f["sa_col_drink"] = vec(st.weights[:, col])
     f["sa_col_drink_mistake_one"] = "1"  # mistake: "columns sum to 1 too"
 
+    # --- the score as one matrix between two words: q_i . k_j = x_i (W_Q W_K^T) x_j^T
+    wqk = np.asarray(ex["W_Q"]) @ np.asarray(ex["W_K"]).T
+    if not np.allclose(st.x @ wqk @ st.x.T, st.scores):
+        raise AssertionError("x_i W_Q W_K^T x_j^T must be the score q_i . k_j")
+    f["sa_WQK"] = pmatrix(wqk, plain)
+    f["sa_WQK_12"], f["sa_WQK_21"] = plain(wqk[0, 1]), plain(wqk[1, 0])
+
+    # --- the Try: one number of W_K changed moves the columns of the words it reaches. A key is
+    # x_j W_K, so entry (r, c) reaches the words whose x has a non-zero r-th number; the engine
+    # confirms it entry by entry (every query meets the changed keys: whole columns move).
+    moved_by_row: list[list[str]] = []
+    for r in range(d):
+        reached = [words[j] for j in range(n) if st.x[j, r] != 0]
+        for c in range(st.k.shape[1]):
+            wk = np.array(ex["W_K"], dtype=float)
+            wk[r, c] += 1.0
+            bumped = self_attention_steps(ex["X"], ex["W_Q"], wk, ex["W_V"])
+            cols = [
+                words[j] for j in range(n) if not np.allclose(bumped.scores[:, j], st.scores[:, j])
+            ]
+            if cols != reached:
+                raise AssertionError(f"W_K[{r}][{c}] moved {cols}, not {reached}")
+        moved_by_row.append(reached)
+    sizes = {len(m) for m in moved_by_row}
+    if len(sizes) != 1:
+        raise AssertionError("every entry of W_K should move as many columns")
+    f["sa_wk_moved"] = str(sizes.pop())
+    for r, reached in enumerate(moved_by_row, start=1):
+        f[f"sa_wk_reach_{r}"] = " and ".join(f"“{w}”" for w in reached)
+
     # --- the Try's preset "every key the same" (W_K = 0): equal weights, the mean of the values
     flat_preset = next(p for p in ex["presets"] if p["id"] == "equal")
     flat = self_attention_steps(ex["X"], ex["W_Q"], flat_preset["W_K"], ex["W_V"])
