@@ -214,6 +214,7 @@ def figures() -> dict[str, str]:
     w = EXAMPLES["n2_calculator"]
     wd = w["heads"] * HEAD_WIDTH
     f["pr_w_L"] = str(w["layers"])
+    f["pr_w_n_lo"], f["pr_w_n_hi"] = count(w["lengths"][0]), count(w["lengths"][-1])
     f["pr_w_d"] = str(wd)
     f["pr_w_all_gib"] = compact(
         score_memory_mib(w["n"], w["heads"], w["bytes_per_number"], w["layers"]) / 1024
