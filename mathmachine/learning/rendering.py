@@ -35,7 +35,7 @@ from mathmachine.coursebook.feedback import Feedback, feedback_for
 from mathmachine.coursebook.grading import Grade
 from mathmachine.coursebook.kinds import KINDS
 from mathmachine.coursebook.model import CheckDef, CompiledSection, CompiledUnit
-from mathmachine.coursebook.variants import fresh_seed
+from mathmachine.coursebook.variants import fresh_seed, parse_seed
 
 from .models import CheckAnswer
 from .selectors import MASTERY_LABELS, mastery_level, solution_offered
@@ -245,6 +245,29 @@ def _typed(box: int) -> str:
     return f"{_TYPED_PLACEHOLDER}{box}-"  # the closing dash: box 1 is no prefix of box 10
 
 
+#: Where a check's forms carry the fresh numbers the page shows for its other problems (the page's
+#: own ?seed-ID=N), so that answering or revealing one problem without JavaScript keeps the
+#: numbers of the others (views._section_url puts them back in the address).
+PAGE_SEEDS = "<!--page-seeds-->"
+KEEP_SEED = "keep-seed-"
+
+
+def page_seeds(request: HttpRequest, check: CheckDef) -> str:
+    """Hidden inputs "keep-seed-ID" for every other problem's seed in this page's address."""
+    out = []
+    for key, value in request.GET.items():
+        if not key.startswith("seed-") or key == f"seed-{check.id}":
+            continue
+        cid = key.removeprefix("seed-")
+        if parse_seed(value) is None or not _CHECK_ID.fullmatch(cid):
+            continue
+        out.append(f'<input type="hidden" name="{KEEP_SEED}{cid}" value="{parse_seed(value)}">')
+    return "".join(out)
+
+
+_CHECK_ID = re.compile(r"[a-z0-9][a-z0-9-]{0,63}")
+
+
 def check_html(
     *,
     request: HttpRequest,
@@ -281,12 +304,15 @@ def check_html(
                 fresh=fresh_numbers,
             ),
             request=request,
-        )
+        ).replace(PAGE_SEEDS, page_seeds(request, check))
     token = escape(get_token(request))  # as {% csrf_token %}: marks the cookie for sending
+    seeds = page_seeds(request, check)
     if fresh:
-        return mark_safe(_blank_check(unit, check, fresh_numbers).replace(_CSRF_PLACEHOLDER, token))
+        html = _blank_check(unit, check, fresh_numbers).replace(_CSRF_PLACEHOLDER, token)
+        return mark_safe(html.replace(PAGE_SEEDS, seeds))
     context = _check_context(unit=unit, check=check, answer=answer, message="", fresh=fresh_numbers)
     html = _answered_check(unit, check, context).replace(_CSRF_PLACEHOLDER, token)
+    html = html.replace(PAGE_SEEDS, seeds)
     for i, field in enumerate(context["fields"]):
         html = html.replace(_typed(i), escape(field["value"]))
     return mark_safe(html)

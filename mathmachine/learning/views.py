@@ -23,7 +23,7 @@ from mathmachine.coursebook.variants import parse_seed
 from . import lab, selectors, services
 from . import widget_api as widget_api_routes
 from .learners import learner_from_request, learner_offer_drop, learner_offer_set
-from .rendering import Attempt, check_html, section_html, toc_html
+from .rendering import KEEP_SEED, Attempt, check_html, section_html, toc_html
 
 
 def _private(response: HttpResponse) -> HttpResponse:
@@ -210,9 +210,22 @@ def _kept_attempts(
     return {check_id: Attempt(typed, grade(check, list(typed)), bool(item.get("kept_right")))}
 
 
-def _section_url(unit: CompiledUnit, section: CompiledSection, check: CheckDef) -> str:
+def _section_url(
+    unit: CompiledUnit, section: CompiledSection, check: CheckDef, kept: Any = None
+) -> str:
+    """The section page back at ``check``, with its numbers in the address, and the numbers the
+    page showed for its other problems (``kept``: the form's keep-seed-ID fields, each a
+    problem of this section with a valid seed), so that a form sent without JavaScript on one
+    problem never resets another's fresh numbers."""
     url = reverse("learning:section", kwargs={"unit_slug": unit.slug, "number": section.number})
-    query = f"?seed-{check.id}={check.variant.seed}" if check.variant else ""
+    seeds = {check.id: check.variant.seed} if check.variant else {}
+    others = {c.id for c in section.gradables if c.variant is not None}
+    for key, value in (kept or {}).items():
+        cid = key.removeprefix(KEEP_SEED)
+        seed = parse_seed(value)
+        if key.startswith(KEEP_SEED) and cid in others and cid not in seeds and seed is not None:
+            seeds[cid] = seed
+    query = "?" + "&".join(f"seed-{cid}={seed}" for cid, seed in seeds.items()) if seeds else ""
     return f"{url}{query}#check-{check.id}"
 
 
@@ -260,7 +273,7 @@ def check_answer(request: HttpRequest, unit_slug: str, check_id: str) -> HttpRes
         # a reader without one. What was typed goes back in the boxes, one bounded string each.
         unreadable = Attempt(_typed(check, raw), graded)
         if not wants_json:
-            response = redirect(_section_url(unit, section, check))
+            response = redirect(_section_url(unit, section, check, request.POST))
             _keep_attempt(response, check, unreadable)
             return response
         record = selectors.answer_on_numbers(
@@ -307,7 +320,7 @@ def check_answer(request: HttpRequest, unit_slug: str, check_id: str) -> HttpRes
         response = _private(JsonResponse(payload, status=200 if outcome.grade.ok else 400))
         learner_offer_drop(request, response)
         return response
-    response = redirect(_section_url(unit, section, check))
+    response = redirect(_section_url(unit, section, check, request.POST))
     if attempt is not None:
         _keep_attempt(response, check, attempt)
     learner_offer_drop(request, response)
@@ -338,7 +351,7 @@ def check_reveal(request: HttpRequest, unit_slug: str, check_id: str) -> HttpRes
         # and nothing is recorded.
         if wants_json:
             return _private(JsonResponse({"error": REVEAL_NOT_YET}, status=409))
-        return redirect(_section_url(unit, section, check))
+        return redirect(_section_url(unit, section, check, request.POST))
     learner = learner_from_request(request, create=True)
     record = services.check_solution_reveal(learner=learner, unit_slug=unit.slug, check=check)
     if wants_json:
@@ -351,7 +364,7 @@ def check_reveal(request: HttpRequest, unit_slug: str, check_id: str) -> HttpRes
         )
         response = _private(JsonResponse({"ok": True, "html": html}))
     else:
-        response = redirect(_section_url(unit, section, check))
+        response = redirect(_section_url(unit, section, check, request.POST))
     learner_offer_drop(request, response)
     return response
 

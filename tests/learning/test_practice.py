@@ -145,3 +145,30 @@ def test_mastery_attempted_familiar_proficient(
         'Problem 1 · Soft-lookup weights</a>: <span class="mastery mastery-proficient">'
         in dashboard
     )
+
+
+def test_without_javascript_one_problem_keeps_the_others_fresh_numbers(
+    client: Client, buyer: Any, unit18: CompiledUnit
+) -> None:
+    """Answering or revealing one problem without JavaScript sends the learner back with the
+    fresh numbers the page showed for the other problems still in the address (issue 16: "Show
+    me the worked answer" once reset another problem's numbers)."""
+    p1, p2 = (p.id for p in unit18.section(15).problems[:2])
+    s1, s2 = next_seed(p1, 1), next_seed(p2, 1)
+    page = client.get(f"{ARENA}?seed-{p1}={s1}&seed-{p2}={s2}&seed-x=abc").content.decode()
+    form = re.search(rf'id="check-{p2}".*?</form>', page, re.S)
+    assert form and f'name="keep-seed-{p1}" value="{s1}"' in form.group(0)
+    assert "keep-seed-x" not in page and f'name="keep-seed-{p2}"' not in form.group(0)
+    kept = {f"keep-seed-{p1}": str(s1), "keep-seed-nope": "5", f"keep-seed-{p2}": "7"}
+    wrong = ["0"] * len(unit18.check(p2).fields)
+    sent = client.post(check_url(p2), {"answer": wrong, "seed": s2, **kept})
+    assert sent["Location"] == f"{ARENA}?seed-{p2}={s2}&seed-{p1}={s1}#check-{p2}"
+    reveal = reverse("learning:check_reveal", args=[unit18.slug, p2])
+    shown = client.post(reveal, {"seed": s2, **kept})
+    assert shown["Location"] == f"{ARENA}?seed-{p2}={s2}&seed-{p1}={s1}#check-{p2}"
+    back = client.get(shown["Location"].split("#")[0]).content.decode()
+    assert prompt_of(back, p1) == prompt_of(page, p1)  # p1's fresh numbers, still on show
+    # the line under a problem: the set shown, and whether the address keeps it
+    assert f"you are on set {s2} of this problem's numbers: this page's address keeps it" in back
+    plain = client.get(ARENA).content.decode()
+    assert "you are on set 1 of this problem's numbers</span>" in plain

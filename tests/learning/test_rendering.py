@@ -61,11 +61,13 @@ def a_request() -> Any:
 
 
 def fresh_check(request: Any, unit: CompiledUnit, check: CheckDef, **kw: Any) -> str:
-    """The check rendered from its template, as before anything was kept."""
+    """The check rendered from its template, as before anything was kept (with the page's other
+    problems' seeds put in, as check_html does)."""
     context = rendering._check_context(
         unit=unit, check=check, answer=kw.get("answer"), message=kw.get("message", "")
     )
-    return render_to_string("learning/_check.html", context, request=request)
+    html = render_to_string("learning/_check.html", context, request=request)
+    return html.replace(rendering.PAGE_SEEDS, rendering.page_seeds(request, check))
 
 
 def all_checks(unit: CompiledUnit) -> list[CheckDef]:
