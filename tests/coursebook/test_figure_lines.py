@@ -80,6 +80,16 @@ def test_a_latex_figure_in_running_text_is_a_formula() -> None:
     assert "\\begin" not in html.split('alttext="', 1)[0]
 
 
+def test_a_braced_power_is_latex_in_a_formula_and_in_text() -> None:
+    """§9's epsilon, 10^{−5}: a superscript, not braces printed around −5 (a figure with a braced
+    power or subscript is math, like one with a LaTeX command)."""
+    html = html_of("With $\\varepsilon = {{ eps }}$ it gives 0.", eps="10^{−5}")
+    assert 'alttext="\\varepsilon = 10^{−5}"' in html and "<msup>" in html
+    assert "{</mo>" not in html and "\\{" not in html
+    text = html_of("A tiny {{ eps }} is added.", eps="10^{−5}")
+    assert text.startswith('<p>A tiny <math display="inline"') and "<msup>" in text
+
+
 def test_code_shows_a_figure_as_code() -> None:
     """Code takes its figures as text too (a decimal typed in code is refused like any)."""
     assert html_of("Write `w = {{ w }}`.", w="0.736") == "<p>Write <code>w = 0.736</code>.</p>\n"

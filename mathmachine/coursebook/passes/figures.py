@@ -7,7 +7,8 @@ emphasise nothing). This pass then gives every reference its value, typed by whe
 
 - in running text (paragraphs, headings, table cells, link text, directive titles): a ``text``
   token, escaped like any text when rendered; a figure that holds LaTeX (a command such as
-  ``\\begin{pmatrix}``: pmatrix's figures) is math, and becomes an inline formula;
+  ``\\begin{pmatrix}``: pmatrix's figures, or a braced power ``10^{−5}``) is math, and becomes
+  an inline formula;
 - inside a formula (``$…$``, ``$$…$$``): its characters join the formula's LaTeX, a text figure's
   TeX specials (``# $ % & _ { }``) escaped so that it shows as printed;
 - in a directive's argument and option values (``:answer: {{ x }}``): its text (read_call).
@@ -32,14 +33,17 @@ from ..errors import UnknownFigureError
 from .context import SectionContext, line_of, walk
 from .scope import FigureScope
 
-LATEX = re.compile(r"\\[A-Za-z]+")  # a figure holding a LaTeX command is math
+# A figure holding a LaTeX command (pmatrix's "\\begin{pmatrix}") or a braced superscript or
+# subscript ("10^{−5}") is math: no printed text holds either.
+LATEX = re.compile(r"\\[A-Za-z]+|[\^_]\{")
 _TEX_SPECIAL = re.compile(r"[#$%&_{}]")
 MATH_TYPES = ("math_inline", "math_inline_double", "math_block")
 CODE_TYPES = ("code_block", "fence", "code_inline")
 
 
 def is_math(value: str) -> bool:
-    """A figure is math when it holds a LaTeX command (pmatrix's ``\\begin{pmatrix}…``)."""
+    """A figure is math when it holds a LaTeX command (pmatrix's ``\\begin{pmatrix}…``) or a
+    braced superscript or subscript (``10^{−5}``, ``W_{Q}``)."""
     return bool(LATEX.search(value))
 
 
