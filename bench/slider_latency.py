@@ -2,6 +2,7 @@
 p95 <= 4 ms in Chromium).
 
     .venv/bin/python bench/slider_latency.py [widget name ...]      (default: every one in use)
+    .venv/bin/python bench/slider_latency.py inside-block:stage,width,pre   (these controls)
 
 Serves the site as production does (page_weight.production_site), and for every use of every
 registered widget in a written section (a locked section opened as a buyer: buyer_session())
@@ -27,6 +28,7 @@ from __future__ import annotations
 import os
 import statistics
 import sys
+from typing import Any
 
 from page_weight import CHROMIUM, CHROMIUM_ARGS, buyer_session, production_site, written_sections
 
@@ -109,7 +111,56 @@ def _summary(samples: list[float]) -> str:
     )
 
 
-def main(only: list[str]) -> None:
+def _wanted(args: list[str]) -> dict[str, list[str]]:
+    """Widget name -> the controls (data-target names) to time; [] = its declared one."""
+    out: dict[str, list[str]] = {}
+    for a in args:
+        name, _, controls = a.partition(":")
+        out.setdefault(name, []).extend(c for c in controls.split(",") if c)
+    return out
+
+
+def _time(browser: Any, site: str, buyer: Any, page: Any, use: Any, control: str) -> Any:
+    """One control of one widget use: the rows of figures printed, its p95 returned."""
+    context = browser.new_context(viewport={"width": 360, "height": 740})
+    if not page.free and buyer is not None:
+        context.add_cookies([{"name": buyer[0], "value": buyer[1], "url": site}])
+    tab = context.new_page()
+    tab.goto(site + page.path)
+    tab.wait_for_function(
+        "(id) => document.getElementById(id)?.hasAttribute('data-upgraded')", arg=use.id
+    )
+    cdp = context.new_cdp_session(tab)
+    print(
+        f"\n<{use.name}> #{use.id} on §{page.number}: {INPUTS} inputs on its control "
+        f"{control!r} after {WARMUP} warm-up inputs, times in ms"
+    )
+    rows = []
+    for label, rate, batch, layout in (
+        ("input -> update event", 1, 1, False),
+        ("  same, mean of 10 inputs per sample", 1, 10, False),
+        ("  same, CPU 4x slower", 4, 1, False),
+        ("input -> update + style and layout", 1, 1, True),
+        ("  same, CPU 4x slower", 4, 1, True),
+    ):
+        cdp.send("Emulation.setCPUThrottlingRate", {"rate": rate})
+        args = [use.id, use.name, control, INPUTS, WARMUP, batch, layout]
+        result = tab.evaluate(_MEASURE, args)
+        rows.append(result["samples"])
+        print(f"{label:<40} {_summary(result['samples'])}")
+    cdp.send("Emulation.setCPUThrottlingRate", {"rate": 1})
+    ref = tab.evaluate(_MEASURE, [None, "reference", "x", INPUTS, WARMUP, 10, False])
+    print(f"{'reference: bare range, mean of 10':<40} {_summary(ref['samples'])}")
+    ratio = statistics.fmean(rows[1]) / max(statistics.fmean(ref["samples"]), 1e-3)
+    print(f"(the control is a {result['kind']}; mean of 10-input batches / reference "
+          f"mean: {ratio:.1f}x)")  # fmt: skip
+    verdict = (use, control, _p(rows[0], 0.95))
+    context.close()
+    return verdict
+
+
+def main(args: list[str]) -> None:
+    only = _wanted(args)
     print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     if not CHROMIUM.exists():
         print("skipped: needs Debian's chromium at /usr/bin/chromium (make browsers)")
@@ -134,46 +185,14 @@ def main(only: list[str]) -> None:
         for page, use in uses:
             widget = widgets.get(use.name)
             assert widget is not None
-            context = browser.new_context(viewport={"width": 360, "height": 740})
-            if not page.free and buyer is not None:
-                context.add_cookies([{"name": buyer[0], "value": buyer[1], "url": site}])
-            tab = context.new_page()
-            tab.goto(site + page.path)
-            tab.wait_for_function(
-                "(id) => document.getElementById(id)?.hasAttribute('data-upgraded')", arg=use.id
-            )
-            cdp = context.new_cdp_session(tab)
-            print(
-                f"\n<{use.name}> #{use.id} on §{page.number}: {INPUTS} inputs on its control "
-                f"{widget.control!r} after {WARMUP} warm-up inputs, times in ms"
-            )
-            rows = []
-            for label, rate, batch, layout in (
-                ("input -> update event", 1, 1, False),
-                ("  same, mean of 10 inputs per sample", 1, 10, False),
-                ("  same, CPU 4x slower", 4, 1, False),
-                ("input -> update + style and layout", 1, 1, True),
-                ("  same, CPU 4x slower", 4, 1, True),
-            ):
-                cdp.send("Emulation.setCPUThrottlingRate", {"rate": rate})
-                args = [use.id, use.name, widget.control, INPUTS, WARMUP, batch, layout]
-                result = tab.evaluate(_MEASURE, args)
-                rows.append(result["samples"])
-                print(f"{label:<40} {_summary(result['samples'])}")
-            cdp.send("Emulation.setCPUThrottlingRate", {"rate": 1})
-            ref = tab.evaluate(_MEASURE, [None, "reference", "x", INPUTS, WARMUP, 10, False])
-            print(f"{'reference: bare range, mean of 10':<40} {_summary(ref['samples'])}")
-            ratio = statistics.fmean(rows[1]) / max(statistics.fmean(ref["samples"]), 1e-3)
-            print(f"(the control is a {result['kind']}; mean of 10-input batches / reference "
-                  f"mean: {ratio:.1f}x)")  # fmt: skip
-            verdicts.append((use, _p(rows[0], 0.95)))
-            context.close()
+            for control in only.get(use.name) or [widget.control]:
+                verdicts.append(_time(browser, site, buyer, page, use, control))
         browser.close()
     print(f"\ngoal p95 <= {GOAL_MS} ms (input -> DOM updated, CPU unthrottled):")
-    for use, p95 in verdicts:
+    for use, control, p95 in verdicts:
         verdict = "within" if p95 <= GOAL_MS else "OVER"
-        print(f"  <{use.name}> #{use.id}: {p95:.3f} ms, {verdict} the goal")
-    if unused:
+        print(f"  <{use.name}> #{use.id} {control!r}: {p95:.3f} ms, {verdict} the goal")
+    if unused and not only:
         print(f"registered but used in no written section (not timed): {', '.join(unused)}")
 
 
