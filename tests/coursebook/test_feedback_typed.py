@@ -79,6 +79,24 @@ MISTAKES: dict[str, dict[tuple[str, ...], tuple[str, str]]] = {
         ("360448",): ("divided-by-h-twice", "you divided by $h$ twice"),
         ("6553600",): ("full-width-heads", "Each head is narrow"),
     },
+    "s9-layernorm": {
+        ("-1, 0, 1",): ("n-minus-1", "as a sample variance does"),
+        ("(−1.5, 0, 1.5)",): ("forgot-the-square-root", "Divide by its square root"),
+        ("1.225 2.449 3.674",): ("forgot-the-mean", "without first taking the mean away"),
+    },
+    "s9-highway": {
+        ("0.1", "1.331"): ("forgot-the-one", "the slope of $F$ alone"),
+        ("1.1", "0.001"): ("no-residual", "without residuals"),
+        ("1.1", "1.300"): ("added-the-slopes", "they do not add them"),
+        ("1.1", "3.300"): ("times-three", "raise it to the power 3"),
+    },
+    "s9-block-weights": {
+        ("6,488,064",): ("forgot-w-o", "Attention has four"),
+        ("4718592",): ("one-feed-forward-matrix", "one of the two feed-forward matrices"),
+        ("23,59,296",): ("attention-only", "That is the attention layer alone"),
+        ("3538944",): ("square-feed-forward", "You made the feed-forward matrices"),
+        ("7,087,872",): ("counted-biases", "this check counts the matrices only"),
+    },
 }
 RIGHT = {
     "s2-anything": [("26",), ("₹26",), ("Rs. 26",), ("26.00",)],
@@ -91,6 +109,9 @@ RIGHT = {
     "s7-width": [("64", "512", "64"), ("६४", "512", "64.0")],
     "s7-concat": [("10", "512")],
     "s7-weights": [("1048576",), ("1,048,576",), ("10,48,576",), ("१०४८५७६",)],
+    "s9-layernorm": [("−1.225, 0, 1.225",), ("(-1.2247, 0.000, 1.2247)",), ("-1.225 0 1.225",)],
+    "s9-highway": [("1.1", "1.331"), ("1.10", "≈ 1.331")],
+    "s9-block-weights": [("7077888",), ("7,077,888",), ("70,77,888",), ("७०७७८८८",)],
 }
 
 
