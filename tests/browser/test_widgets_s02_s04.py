@@ -117,7 +117,10 @@ def test_soft_dictionary_try_walk_by_keyboard(open_page: OpenPage, axe: Axe) -> 
     hard = hard_lookup([1.0, 0.0], KEYS, PRICES)
     assert page.locator(t(SD, "hard-line")).is_visible()
     assert texts(page, t(SD, "hard-answer")) == [f"₹{hard.output:g}"]
-    assert texts(page, t(SD, "hard-best")) == ["chai and coffee"]
+    # a tie is named as one: the mean of two prices, two keys (not "the best-matching key")
+    assert texts(page, t(SD, "hard-what")) == [
+        "the mean of the prices of chai and coffee, the 2 best-matching keys (a tie)"
+    ]
     assert "Hard lookup: ₹21." in page.locator(t(SD, "live")).inner_text()
     settled(page, axe, "w2")
 
@@ -308,7 +311,7 @@ def test_saturated_softmax_try_walk_by_keyboard(open_page: OpenPage, axe: Axe) -
     assert texts(page, t(SS, "weight")) == ["0.333"] * 3
     assert texts(page, t(SS, "size")) == [fmt(2 / 9, 4)]
     valuetext = page.locator(t(SS, "spread")).get_attribute("aria-valuetext")
-    assert valuetext == "spread 0.0: I 0.333, largest slope 0.2222"
+    assert valuetext == "spread 0.0: all 3 tie, 0.333 each, largest slope 0.2222"  # not "I"
     settled(page, axe, "w5")
 
 

@@ -2,7 +2,7 @@
 // writes and golden.test.mjs runs): what it refuses. Run: node --test tests/js/
 import {test} from 'node:test'
 import assert from 'node:assert/strict'
-import {compact, count, dec, plain, rupees, signed, vec} from '../../mathmachine/static/widgets/printing.js'
+import {compact, count, dec, largestShare, leaders, plain, rupees, signed, vec} from '../../mathmachine/static/widgets/printing.js'
 
 test('every hyphen becomes a minus sign, not only the first', () => {
   assert.equal(signed('(-1, -2)'), '(\u22121, \u22122)')
@@ -26,4 +26,14 @@ test('ties round half to even, as the server does (toFixed would round them up)'
   assert.equal(dec(0.125, 2), '0.12')
   assert.equal(dec(-0.125, 2), '\u22120.12')
   assert.equal(compact(2.0000000001), '2')
+})
+
+test('a tie as printed is named as a tie', () => {
+  assert.deepEqual(leaders([0.644, 0.237, 0.087, 0.032]), [0])
+  assert.deepEqual(leaders([0.4221, 0.4219, 0.156]), [0, 1]) // both print 0.422
+  assert.deepEqual(leaders([1 / 3, 1 / 3, 1 / 3]), [0, 1, 2])
+  assert.equal(largestShare(['chai', 'coffee', 'lassi'], [0.7, 0.2, 0.1]), 'chai takes the largest share, 0.700')
+  assert.equal(largestShare(['river', 'loan', 'bank'], [0.4221, 0.4219, 0.156]),
+    'river and loan tie for the largest share, 0.422 each')
+  assert.equal(largestShare(['I', 'drink', 'tea'], [1 / 3, 1 / 3, 1 / 3]), 'all 3 tie, 0.333 each')
 })

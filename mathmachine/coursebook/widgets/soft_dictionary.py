@@ -210,11 +210,20 @@ def _controls(uid: str, ex: dict[str, Any], q: list[float], beta: float, r: floa
     )
 
 
+def hard_what(names: list[str]) -> str:
+    """What the hard lookup hands back, in words: one key's price, or with a tie the mean of the
+    tied keys' prices (soft-dictionary.js's hardWhat)."""
+    if len(names) == 1:
+        return f"the price of {names[0]}, the best-matching key"
+    listed = " and ".join(names) if len(names) < 3 else ", ".join(names[:-1]) + " and " + names[-1]
+    return f"the mean of the prices of {listed}, the {len(names)} best-matching keys (a tie)"
+
+
 def _answer(
     ex: dict[str, Any], output: float, best: tuple[int, ...], hard_out: float,
     q: list[float], beta: float,
 ) -> kit.HTML:  # fmt: skip
-    names = " and ".join(ex["items"][j]["name"] for j in best)
+    what = hard_what([ex["items"][j]["name"] for j in best])
     return kit.join(
         [
             h(
@@ -229,8 +238,7 @@ def _answer(
             h(
                 "p",
                 "The hard lookup answers ", h("b", rupees(hard_out), target="hard-answer"),
-                ": the price of ", h("span", names, target="hard-best"),
-                ", the best-matching key.",
+                ": ", h("span", what, target="hard-what"), ".",
                 class_="sd-hard",
                 target="hard-line",
                 hidden=True,

@@ -15,7 +15,7 @@
 // weights, output, side, view}.
 // Properties: tab ("toy" | "real"), sentence (the words, read-only); method load(presetId).
 import {WidgetElement, reducedMotion, write} from './kit.js';
-import {dec} from './printing.js';
+import {dec, largestShare} from './printing.js';
 import {selfAttention} from './attention-math.js';
 
 const EYE = [
@@ -198,8 +198,7 @@ export class BankByTheRiverElement extends WidgetElement {
     write(this.target('side'), SIDES[side])
     // the status line adds who pulls hardest (the answer is in the line above it); an
     // announcement says both, once
-    const top = weights.indexOf(Math.max(...weights))
-    const share = `“${words[top]}” takes the largest share of the weight, ${dec(weights[top])}.`
+    const share = `${largestShare(words.map((w) => `“${w}”`), weights)}.`
     this.show(share)
     if (announce) write(this.target('live'), `“${label}”: ${s.word} comes out at ${where}, ${SIDES[side]}. ${share}`)
     this.emit('update', this.#detail())

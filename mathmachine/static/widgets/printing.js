@@ -139,3 +139,22 @@ export function rupees(value, {exact = false} = {}) {
   const cents = Math.round(Number(fixed(value, 2)) * 100)
   return money(value < 0 ? -cents : cents, true)
 }
+
+/** The places of the largest values as printed at `places` decimals: one place, or every place
+ * that ties with it once printed (0.422 and 0.422; 0.333 three times), so that a sentence never
+ * names one winner where the reader sees a tie. */
+export function leaders(values, places = 3) {
+  const top = dec(Math.max(...values), places)
+  return values.flatMap((v, i) => (dec(v, places) === top ? [i] : []))
+}
+
+/** "X takes the largest share, 0.644", "X and Y tie for the largest share, 0.422 each", or
+ * "all three tie, 0.333 each", from the names and the weights (printed at `places`). */
+export function largestShare(names, weights, places = 3) {
+  const top = leaders(weights, places)
+  const w = dec(weights[top[0]], places)
+  if (top.length === 1) return `${names[top[0]]} takes the largest share, ${w}`
+  if (top.length === weights.length) return `all ${weights.length} tie, ${w} each`
+  const who = top.map((i) => names[i])
+  return `${who.slice(0, -1).join(', ')} and ${who.at(-1)} tie for the largest share, ${w} each`
+}

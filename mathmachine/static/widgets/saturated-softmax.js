@@ -9,7 +9,7 @@
 // Property: spread (settable).
 import {WidgetElement, write} from './kit.js';
 import {scale, softmax} from './math.js';
-import {count, dec} from './printing.js';
+import {count, dec, largestShare} from './printing.js';
 import {jacobian, largest, timesSmaller} from './scaling-math.js';
 import {shadeCell} from './heatmap.js';
 
@@ -55,10 +55,9 @@ export class SaturatedSoftmaxElement extends WidgetElement {
       shadeCell(td, v, this.state.shade)
     })
     write(this.target('spread-value'), dec(c, 1))
-    const top = weights.indexOf(Math.max(...weights))
     this.target('spread').setAttribute(
       'aria-valuetext',
-      `spread ${dec(c, 1)}: ${this.state.words[top]} ${dec(weights[top])}, largest slope ${dec(size, 4)}`,
+      `spread ${dec(c, 1)}: ${largestShare(this.state.words, weights)}, largest slope ${dec(size, 4)}`,
     )
     write(this.target('size'), dec(size, 4))
     write(this.target('size-lead'), ` at spread ${dec(c, 1)}`)
@@ -72,7 +71,7 @@ export class SaturatedSoftmaxElement extends WidgetElement {
           ? ` (${ratio < 10 ? dec(ratio, 1) : count(Math.round(ratio), {indian: true})} times smaller than at spread ${this.state.spread.value})`
           : ` (${dec(timesSmaller(size, ref), 2)} times the size at spread ${this.state.spread.value})`,
     )
-    this.show(`${this.state.words[top]} takes ${dec(weights[top])} of the weight`)
+    this.show(largestShare(this.state.words, weights))
     this.emit('update', {spread: c, weights, slope, size})
   }
 }

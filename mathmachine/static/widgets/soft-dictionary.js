@@ -11,7 +11,7 @@
 // after every DOM update (hard: {best, output} or null when the switch is off).
 // Properties: query ([x, y]), beta; both settable.
 import {WidgetElement, write} from './kit.js';
-import {dec, rupees} from './printing.js';
+import {dec, largestShare, rupees} from './printing.js';
 import {hardLookup, softLookup} from './lookup-math.js';
 
 export class SoftDictionaryElement extends WidgetElement {
@@ -143,11 +143,10 @@ export class SoftDictionaryElement extends WidgetElement {
     if (on) {
       hard = hardLookup(this.#q, this.#keys, this.#values)
       write(this.target('hard-answer'), rupees(hard.output))
-      write(this.target('hard-best'), names(hard.best.map((j) => this.state.items[j].name)))
+      write(this.target('hard-what'), hardWhat(hard.best.map((j) => this.state.items[j].name)))
     }
     this.target('hard-line').hidden = !on
-    const top = weights.indexOf(Math.max(...weights))
-    this.show(`${this.state.items[top].name} takes the largest share, ${dec(weights[top])}`)
+    this.show(largestShare(this.state.items.map((it) => it.name), weights))
     this.emit('update', {query: this.query, beta: this.#beta, weights, output, hard})
   }
 
@@ -160,6 +159,14 @@ export class SoftDictionaryElement extends WidgetElement {
     }
     this.say(parts.join(' '))
   }
+}
+
+/** What the hard lookup hands back: one key's price, or with a tie the mean of the tied prices
+ * (the server's hard_what). */
+function hardWhat(list) {
+  return list.length === 1
+    ? `the price of ${list[0]}, the best-matching key`
+    : `the mean of the prices of ${names(list)}, the ${list.length} best-matching keys (a tie)`
 }
 
 function names(list) {
