@@ -170,6 +170,37 @@ def p13_exact(f: Figures) -> list[str]:
     return [typed(vec(f["gain"]) * x_hat + vec(f["bias"]))]
 
 
+def p11_as_printed(f: Figures) -> list[str]:
+    angle = num(f["angle"])  # the printed angle: the speed is a power of ten, so it is exact
+    return [typed(np.sin(angle)), typed(np.cos(angle))]
+
+
+def p11_exact(f: Figures) -> list[str]:
+    angle = int(f["pos"]) / 10000 ** (2 * int(f["i"]) / int(f["d"]))
+    return [typed(np.sin(angle)), typed(np.cos(angle))]
+
+
+def p12_as_printed(f: Figures) -> list[str]:
+    return [typed(num(f["cos"]) * num(f["qk"]) + num(f["sin"]) * num(f["cross"]), 2)]
+
+
+def p12_own(f: Figures) -> list[str]:
+    """The learner turns k by the gap with the printed cosine and sine, writes the turned key
+    down to three decimals, and takes its dot product with q."""
+    c, s, k = num(f["cos"]), num(f["sin"]), vec(f["k"])
+    turned = rounded([k[0] * c - k[1] * s, k[0] * s + k[1] * c])
+    return [typed(vec(f["q"]) @ turned, 2)]
+
+
+def p12_exact(f: Figures) -> list[str]:
+    def turn(v: np.ndarray, degrees: float) -> np.ndarray:
+        a = np.radians(degrees)
+        return np.array([v[0] * np.cos(a) - v[1] * np.sin(a), v[0] * np.sin(a) + v[1] * np.cos(a)])
+
+    deg = int(f["theta"])
+    return [typed(turn(vec(f["q"]), int(f["m"]) * deg) @ turn(vec(f["k"]), int(f["n"]) * deg), 2)]
+
+
 # problem -> (variant function, the figures each path reads, {path name: path})
 PROBLEMS: dict[str, tuple[str, tuple[str, ...], dict[str, Path_]]] = {
     "p15-soft-weights": (
@@ -213,6 +244,16 @@ PROBLEMS: dict[str, tuple[str, tuple[str, ...], dict[str, Path_]]] = {
     # §9's LayerNorm: the normalised vector is printed (to the digits it needs: its spreads
     # divide a power of ten), then times the gain plus the bias; a learner who divides the
     # printed centred numbers by the printed spread, rounding to three decimals, lands there too
+    "p15-pe-entries": (
+        "pe_entries",
+        ("angle",),
+        {"as printed": p11_as_printed, "own sums": p11_as_printed, "every digit": p11_exact},
+    ),
+    "p15-rotary-score": (
+        "rotary_score",
+        ("cos", "sin", "qk", "cross"),
+        {"as printed": p12_as_printed, "own sums": p12_own, "every digit": p12_exact},
+    ),
     "p15-layer-norm": (
         "layer_norm_affine",
         ("centred", "std", "normalised"),

@@ -23,7 +23,7 @@ from mathmachine.engine.order import (
 from mathmachine.printing import count, dec, plain, pmatrix, vec
 
 from .s03_self_attention import EXAMPLES as S3_EXAMPLES
-from .variants import distinct, draw
+from .variants import carried, distinct, draw, kept
 
 S3 = S3_EXAMPLES["self_attention"]
 
@@ -126,10 +126,14 @@ def figures() -> dict[str, str]:
     f["pos_dot_0_2"] = dec(float(pe4[0] @ pe4[2]))
     f["pos_dot_gap0"] = dec(float(pe4[2] @ pe4[2]))
     f["pos_half_d"] = str(D_HAND // 2)
-    f["pos_dot_12_products"] = " + ".join(
+    products = [
         f"({dec(a)})({dec(b)})" if a < 0 or b < 0 else f"{dec(a)} \\cdot {dec(b)}"
         for a, b in zip(pe4[1], pe4[2], strict=True)
-    )
+    ]
+    f["pos_dot_12_products"] = " + ".join(products)
+    # the same sum on two lines, for a phone: the fast pair, then the slow one
+    f["pos_dot_12_fast"] = " + ".join(products[:2])
+    f["pos_dot_12_slow"] = " + ".join(products[2:])
     # the shift as a rotation, for the first pair at gap 1
     m1 = pe_shift_matrix(1, D_HAND)
     if not np.allclose(pe4[:3] @ m1, pe4[1:], rtol=0, atol=1e-12):
@@ -285,6 +289,8 @@ def rotary_score(seed: int) -> dict[str, str]:
         if not distinct(*printed):
             return None
         c, s = math.cos(math.radians(phi)), math.sin(math.radians(phi))
+        # by hand: the printed cosine and sine times the two plain dot products (whole numbers)
+        by_hand = float(carried(c) * r.plain_score + carried(s) * r.cross)
         return {
             "q": vec(q, plain),
             "k": vec(k, plain),
@@ -300,6 +306,10 @@ def rotary_score(seed: int) -> dict[str, str]:
             "q_rot": vec(r.q_rot),
             "k_rot": vec(r.k_rot),
             "score": dec(r.score, 2),
+            "score_by_hand_3": dec(by_hand),
+            "score_by_hand": dec(by_hand, 2),
+            "kept": kept(dec(by_hand, 2), dec(r.score, 2), "the score is"),
+            "apart": str(abs(n - m)),
             **{k_: dec(v, 2) for k_, v in slips.items()},
         }
 
