@@ -26,7 +26,7 @@ import pytest
 
 from mathmachine.coursebook import CompiledUnit, compile_unit, variants
 from mathmachine.coursebook.model import CheckDef
-from mathmachine.coursebook.passes.assemble import compile_markdown
+from mathmachine.coursebook.passes.assemble import compile_markdown, sections_so_far
 from mathmachine.coursebook.passes.context import SectionRef, UnitContext
 from mathmachine.coursebook.passes.load import load_figures
 from mathmachine.coursebook.passes.variants import find_blocks
@@ -96,6 +96,7 @@ def context(unit: CompiledUnit) -> UnitContext:
         examples=figures.examples,
         known_units=dict(unit.known_units),
         variants=figures.variants,
+        built=sections_so_far(unit),
     )
 
 

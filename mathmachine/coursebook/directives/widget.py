@@ -68,6 +68,7 @@ def _build(call: DirectiveCall, body: list[Token], ctx: SectionContext) -> Widge
         source=ctx.where(call.line),
         id=ident,
         section=ctx.number,
+        sections=dict(ctx.unit.built),
     )
     try:
         html = widget(dict(call.options), wctx)

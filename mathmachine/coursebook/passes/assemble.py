@@ -12,12 +12,13 @@ Errors of every stage are collected per file, so one run reports all of them.
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ..errors import CompileError, CompileErrors, StructureError
 from ..model import CompiledSection, CompiledUnit
 from ..parse import parse
+from ..widgets import SectionSoFar
 from .answers import check_printed_answers
 from .context import SectionContext, SectionRef, UnitContext
 from .directives import expand
@@ -26,7 +27,7 @@ from .lint import lint_decimals
 from .load import SectionEntry, UnitSource, load_figures, read_unit, scan_units
 from .math import convert_math
 from .render import render_section
-from .roles import resolve_roles
+from .roles import SECTION_URL, resolve_roles
 from .structure import check_headings, check_summary, check_title, check_try_boxes
 from .variants import DEFAULT_SEED, VariantFunction, variant_scope
 
@@ -97,6 +98,44 @@ def _unit_context(
         known_units=known,
         variants=variants,
     )
+
+
+def _plan_sections(source: UnitSource, unit: UnitContext) -> None:
+    """Every section as planned (none published yet); compile_unit marks each one published,
+    with its widgets, once it is compiled, for the widgets of the sections after it."""
+    first = 1
+    for s in source.sections:
+        unit.built[s.number] = SectionSoFar(
+            number=s.number,
+            slug=s.slug,
+            title=s.title,
+            url=SECTION_URL.format(unit=source.slug, number=s.number),
+            published=False,
+            planned_widgets=s.widgets,
+            first_widget=first,
+        )
+        first += s.widgets
+
+
+def sections_so_far(unit: CompiledUnit) -> dict[int, SectionSoFar]:
+    """What a widget saw of the other sections while `unit` was compiled (its published
+    sections with their widgets; drafts and unwritten ones as planned), for compiling one of
+    its sections again on its own."""
+    out: dict[int, SectionSoFar] = {}
+    first = 1
+    for s in unit.sections:
+        out[s.number] = SectionSoFar(
+            number=s.number,
+            slug=s.slug,
+            title=s.title,
+            url=SECTION_URL.format(unit=unit.slug, number=s.number),
+            published=s.published,
+            planned_widgets=s.published_widgets,
+            first_widget=first,
+            widgets=tuple((w.id, w.name) for w in s.widgets) if s.published else (),
+        )
+        first += s.published_widgets
+    return out
 
 
 def _placeholder(entry: SectionEntry) -> CompiledSection:
@@ -221,7 +260,16 @@ def compile_unit(
         known_units = {info.number: info.slug for info in scan_units(folder.parent)}
     unit = _unit_context(source, figures.values, figures.examples, known_units, figures.variants)
     errors: list[CompileError] = []
-    compiled = [_compile_section(e, source, unit, errors) for e in source.sections]
+    _plan_sections(source, unit)
+    compiled = []
+    for e in source.sections:
+        c = _compile_section(e, source, unit, errors)
+        compiled.append(c)
+        if c.written and not e.draft:
+            ref = unit.built[e.number]
+            unit.built[e.number] = replace(
+                ref, published=True, widgets=tuple((w.id, w.name) for w in c.widgets)
+            )
     if errors:
         raise CompileErrors(errors)
     # A draft stands among the sections as a placeholder; the compiled draft is kept aside.

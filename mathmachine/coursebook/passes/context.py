@@ -41,6 +41,9 @@ class UnitContext:
     known_units: dict[int, str] = field(default_factory=dict)
     ids: dict[str, str] = field(default_factory=dict)
     variants: dict[str, Callable[[int], dict[str, str]]] = field(default_factory=dict)
+    # number -> widgets.SectionSoFar: every section, updated as each one is compiled (a later
+    # section's widget reads the earlier ones: §14's formula map)
+    built: dict[int, Any] = field(default_factory=dict)
 
 
 @dataclass

@@ -49,6 +49,7 @@ from ._options import Option, WidgetOptionError
 __all__ = [
     "Golden",
     "Option",
+    "SectionSoFar",
     "Widget",
     "WidgetContext",
     "WidgetOptionError",
@@ -67,11 +68,34 @@ STATIC = re.compile(r"(?:[a-z0-9_-]+/)+[a-z0-9_.-]+\Z")
 
 
 @dataclass(frozen=True)
+class SectionSoFar:
+    """A section of the unit as the compiler has it when a later section's widget renders.
+
+    published: written and not a draft (what a learner can open). url: its page. widgets: the
+    (id, name) of each widget it uses, in order (empty unless published). first_widget: the
+    number the unit's plan gives its first widget (the counts of unit.toml before it, plus 1),
+    so its k-th widget is "Widget first_widget + k - 1" whether or not earlier sections are
+    written yet.
+    """
+
+    number: int
+    slug: str
+    title: str
+    url: str
+    published: bool
+    planned_widgets: int
+    first_widget: int
+    widgets: tuple[tuple[str, str], ...] = ()
+
+
+@dataclass(frozen=True)
 class WidgetContext:
     """What a widget may read while rendering.
 
     examples: figures.EXAMPLES of the unit; figures: figures() (name -> printed text);
-    unit_slug; source: "path:line" of the directive; id: the widget's :id:; section: number.
+    unit_slug; source: "path:line" of the directive; id: the widget's :id:; section: number;
+    sections: every section of the unit by number, as compiled so far (SectionSoFar): the
+    sections before this one are compiled (their widgets known), later ones only planned.
     """
 
     examples: dict[str, Any]
@@ -80,6 +104,7 @@ class WidgetContext:
     source: str
     id: str = ""
     section: int = 0
+    sections: dict[int, SectionSoFar] = field(default_factory=dict)
 
 
 Render = Callable[[dict[str, Any], WidgetContext], str]
