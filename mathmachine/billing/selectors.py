@@ -43,14 +43,14 @@ REFUND_WINDOW = timedelta(days=7)
 # nothing is recomputed while nothing changed.
 
 
-_ROW_FIELDS = ("id", "kind", "unit_number", "price_paise", "for_sale")
-ProductRow: TypeAlias = tuple[int, str, int | None, int, bool]
+_ROW_FIELDS = ("id", "kind", "unit_number", "price_paise", "for_sale", "code")
+ProductRow: TypeAlias = tuple[int, str, int | None, int, bool, str]
 _PRODUCT_ROWS = Prepared(Product, lambda: Product.objects.order_by("id").values_list(*_ROW_FIELDS))
 
 
 def _product_rows() -> tuple[ProductRow, ...]:
-    """Every product's (id, kind, unit_number, price_paise, for_sale), by id."""
-    return tuple((i, k, u, p, bool(f)) for i, k, u, p, f in _PRODUCT_ROWS.rows())
+    """Every product's (id, kind, unit_number, price_paise, for_sale, code), by id."""
+    return tuple((i, k, u, p, bool(f), c) for i, k, u, p, f, c in _PRODUCT_ROWS.rows())
 
 
 @dataclass(frozen=True)
@@ -63,11 +63,11 @@ class Products:
     @cached_property
     def paid_units(self) -> frozenset[int]:
         """Every paid unit: the unit numbers of the unit products (for sale or withdrawn)."""
-        return frozenset(u for _, k, u, _, _ in self.rows if k == Product.Kind.UNIT and u)
+        return frozenset(u for _, k, u, _, _, _ in self.rows if k == Product.Kind.UNIT and u)
 
     def offer_prices(self, unit_number: int) -> dict[str, str]:
         prices: dict[str, str] = {}
-        for _, kind, unit, paise, for_sale in self.rows:
+        for _, kind, unit, paise, for_sale, _ in self.rows:
             if not for_sale:
                 continue
             if kind == Product.Kind.UNIT and unit == unit_number:
@@ -75,6 +75,17 @@ class Products:
             elif kind == Product.Kind.BUNDLE:
                 prices["bundle"] = printing.paise(paise)
         return prices
+
+    def offer_codes(self, unit_number: int) -> dict[str, str]:
+        """The codes of the products on sale that open ``unit_number``: {"unit": …, "bundle": …}
+        (what the offer's buy buttons post to)."""
+        codes: dict[str, str] = {}
+        for _, kind, unit, _, for_sale, code in self.rows:
+            if for_sale and kind == Product.Kind.UNIT and unit == unit_number:
+                codes["unit"] = code
+            elif for_sale and kind == Product.Kind.BUNDLE:
+                codes["bundle"] = code
+        return codes
 
 
 class _Kept:
@@ -539,6 +550,11 @@ def sales_total(rows: list[SalesDay]) -> SalesDay:
         refunds=sum(r.refunds for r in rows),
         refunded_paise=sum(r.refunded_paise for r in rows),
     )
+
+
+def unit_offer_codes(*, unit_number: int) -> dict[str, str]:
+    """The product codes the unlock offer's buttons buy (Products.offer_codes)."""
+    return products().offer_codes(unit_number)
 
 
 def unit_offer_prices(*, unit_number: int) -> dict[str, str]:

@@ -72,11 +72,18 @@ def section_detail(request: HttpRequest, unit_slug: str, number: int) -> HttpRes
     toc = selectors.toc_with_access(user=request.user, unit=unit)
     is_open = {cast(CompiledSection, item["section"]).number: item["open"] for item in toc}
     if not is_open[section.number]:
+        # A section still being written points on: to the next written one (else the last).
+        written = [s for s in unit.sections if s.written]
+        after = [s for s in written if s.number > section.number]
+        pointed = after or written[-1:]
+        next_written = pointed[0] if pointed and not section.written else None
         context = {
             "unit": unit,
             "section": section,
             "toc": toc,
             "toc_html": partial(toc_html, unit=unit, toc=toc, current=section),
+            "next_written": next_written,
+            "next_written_open": bool(next_written and is_open[next_written.number]),
         }
         return _private(render(request, "learning/locked.html", context))
     # A plain read makes no learner (no session row, no visit row): the anonymous token is made

@@ -25,6 +25,11 @@ def billing_orders_summary(context: dict[str, Any], limit: int = 5) -> dict[str,
 
 
 @register.simple_tag
+def unit_offer_codes(unit_number: int) -> dict[str, str]:
+    return selectors.unit_offer_codes(unit_number=unit_number)
+
+
+@register.simple_tag
 def unit_offer_prices(unit_number: int) -> dict[str, str]:
     return selectors.unit_offer_prices(unit_number=unit_number)
 

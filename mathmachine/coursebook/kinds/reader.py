@@ -1,6 +1,7 @@
 """The answer reader: what a learner typed, read leniently into numbers with a shape.
 
     0.936   .936   93.6%   ≈ 0.936   −0.462   1/3   2.5e1   १०५०   1,050   1,05,000   ₹26   Rs. 26
+    Rs. 26/-   26/-
     (0.1, 0.2, 0.7)   0.1 0.2 0.7   [0.1;0.2;0.7]
     [[1, 2], [3, 4]]   (1, 2), (3, 4)   1 2; 3 4   rows on separate lines
 
@@ -24,6 +25,8 @@ _MINUS = dict.fromkeys(map(ord, "\u2212\u2012\u2013\u2014\ufe63\uff0d"), "-")
 _PREFIXES = ("≈", "~", "=", "≃", "about")
 # A price typed with its currency (₹26, Rs. 26, INR 26): the sign goes, the number stays.
 _CURRENCY = re.compile(r"^(?:₹|rs\.?|inr)\s*(?=[\d.+-])", re.I)
+# "26/-", the Indian way of writing a price in whole rupees ("Rs. 26/-"): the "/-" goes.
+_WHOLE_RUPEES = re.compile(r"(?<=\d)\s*/\s*-$")
 _OPEN = "([{⟨<"
 _CLOSE = ")]}⟩>"
 _PAIRS = dict(zip(_OPEN, _CLOSE, strict=True))
@@ -107,6 +110,7 @@ def normalize(raw: str) -> str:
         if text.lower().startswith(prefix):
             text = text[len(prefix) :].strip()
     text = _CURRENCY.sub("", text)
+    text = _WHOLE_RUPEES.sub("", text)
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     text = re.sub(r"[ \t]+%", "%", text)
     text = re.sub(r"[ \t]*/[ \t]*", "/", text)

@@ -1,0 +1,65 @@
+"""The locked page (issue 16): what a section holds, without a stray space before the full stop;
+what it is about (its one-sentence summary, public); a buy button right there (a form that buys
+the unit for a signed-in learner; for anyone else, sign up or sign in and come back); and a
+section still being written points to the next written one."""
+
+from __future__ import annotations
+
+import html as html_lib
+import re
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.test import Client
+
+from mathmachine.coursebook.model import CompiledUnit
+
+from .conftest import UNIT, section_url
+
+pytestmark = pytest.mark.django_db
+
+
+def _text(page: str) -> str:
+    return re.sub(r"\s+", " ", html_lib.unescape(re.sub(r"<[^>]+>", " ", page)))
+
+
+def test_a_written_locked_section_says_what_it_holds_and_is_about(
+    client: Client, unit18: CompiledUnit
+) -> None:
+    section = unit18.section(3)
+    page = client.get(section_url(3))
+    assert page.status_code == 200 and "part of the paid unit" in page.content.decode()
+    body = page.content.decode()
+    assert re.search(r"it holds [^<]*checks?\.", body), "a space before the full stop"
+    assert " ." not in re.search(r'<p class="lede">.*?</p>', body, re.S).group(0)
+    assert "What this section is about" in body and section.summary_html.strip() in body
+    # anonymous: create an account (or sign in) and come back here
+    assert f'href="/accounts/signup/?next=%2Funits%2F{UNIT}%2F3%2F"' in body
+    assert "Create an account to buy Unit 18" in body
+    assert "/billing/buy/" not in body
+
+
+def test_a_signed_in_learner_gets_a_buy_button(client: Client) -> None:
+    user = get_user_model().objects.create_user("ravi@example.com", "ravi@example.com", "pw")
+    client.force_login(user)
+    body = client.get(section_url(3)).content.decode()
+    form = re.search(r'<form class="offer-buy" method="post" action="([^"]+)">', body)
+    assert form and form.group(1).endswith("/unit-18/")
+    bought = client.post(form.group(1))
+    assert bought.status_code == 302 and bought["Location"].endswith("/pay/")  # its checkout
+
+
+def test_a_section_being_written_points_to_the_next_written_one(
+    client: Client, unit18: CompiledUnit
+) -> None:
+    unwritten = [s.number for s in unit18.sections if not s.written]
+    assert unwritten
+    n = unwritten[0]
+    following = next(s for s in unit18.sections if s.written and s.number > n)
+    body = client.get(section_url(n)).content.decode()
+    assert "still being written" in body
+    assert f'is <a href="{section_url(following.number)}">§{following.number} ' in body
+    assert (
+        f"The next section you can read is §{following.number} {following.title}, part of the "
+        "paid unit." in _text(body).replace(" ,", ",").replace(" .", ".")
+    )
