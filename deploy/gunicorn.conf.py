@@ -34,5 +34,6 @@ forwarded_allow_ips = os.environ.get("FORWARDED_ALLOW_IPS", "127.0.0.1")
 accesslog = os.environ.get("GUNICORN_ACCESS_LOG", "-")
 errorlog = os.environ.get("GUNICORN_ERROR_LOG", "-")
 loglevel = os.environ.get("GUNICORN_LOG_LEVEL", "info")
-# remote address, request line, status, bytes, time in ms, worker pid
-access_log_format = '%(h)s "%(r)s" %(s)s %(B)s %(M)sms pid=%(p)s'
+# remote address, method, path (never the query string: the lab's page without JavaScript is a
+# GET form whose sentence would be in it), status, bytes, time in ms, worker pid
+access_log_format = '%(h)s "%(m)s %(U)s %(H)s" %(s)s %(B)s %(M)sms pid=%(p)s'

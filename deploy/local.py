@@ -155,15 +155,18 @@ class Stack:
     database_url: str = ""  # empty: a private PostgreSQL cluster
     port_base: int = PORT_BASE
     keep: bool = False
+    extra_env: dict[str, str] = field(default_factory=dict)  # the app servers' environment, last
     root: Path = field(default_factory=lambda: Path(tempfile.mkdtemp(prefix="mathmachine-stack-")))
     apps: list[Process] = field(default_factory=list)
     postgres: Process | None = None
     redis: Process | None = None
+    lab_redis: Process | None = None
     nginx: Process | None = None
     env: dict[str, str] = field(default_factory=dict)
 
     # -- addresses ---------------------------------------------------------------------------
 
+    # Without the proxy (make load, make faults) a stack uses PORT_BASE + 1 to + 19 only.
     @property
     def https_port(self) -> int:
         return self.port_base + 43
@@ -174,11 +177,15 @@ class Stack:
 
     @property
     def postgres_port(self) -> int:
-        return self.port_base + 32
+        return self.port_base + 12
 
     @property
     def redis_port(self) -> int:
-        return self.port_base + 79
+        return self.port_base + 19
+
+    @property
+    def lab_redis_port(self) -> int:
+        return self.port_base + 18
 
     def app_port(self, i: int) -> int:
         return self.port_base + 1 + i
@@ -229,7 +236,7 @@ class Stack:
             self._nginx_start()
 
     def stop(self) -> None:
-        for proc in [self.nginx, *self.apps, self.redis]:
+        for proc in [self.nginx, *self.apps, self.redis, self.lab_redis]:
             if proc is not None:
                 proc.stop()
         self.postgres_stop(mode="fast")
@@ -329,29 +336,45 @@ class Stack:
 
     # -- Redis (private) ---------------------------------------------------------------------
 
+    def _redis(self, name: str, port: int, maxmemory: str, policy: str) -> Process:
+        return Process(
+            name,
+            [
+                _tool("redis-server"),
+                "--port",
+                str(port),
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+                "--daemonize",
+                "no",
+                # A memory cap and what goes when it is reached (docs/deploy.md).
+                "--maxmemory",
+                maxmemory,
+                "--maxmemory-policy",
+                policy,
+            ],
+            self.logs / f"{name}.log",
+            port=port,
+        )
+
     def redis_start(self) -> None:
+        """The site's Redis (sign-in limits, the routes' rate limits, small caches: everything
+        in it expires; the least recently used goes first if it ever fills) and the lab's own
+        (its cached results only: any key may go)."""
         if self.redis is None:
-            self.redis = Process(
-                "redis",
-                [
-                    _tool("redis-server"),
-                    "--port",
-                    str(self.redis_port),
-                    "--bind",
-                    "127.0.0.1",
-                    "--save",
-                    "",
-                    "--appendonly",
-                    "no",
-                    "--daemonize",
-                    "no",
-                ],
-                self.logs / "redis.log",
-                port=self.redis_port,
-            )
-        self.redis.start()
+            self.redis = self._redis("redis", self.redis_port, "256mb", "volatile-lru")
+        if self.lab_redis is None:
+            self.lab_redis = self._redis("lab-redis", self.lab_redis_port, "64mb", "allkeys-lru")
+        for proc in (self.redis, self.lab_redis):
+            if not proc.alive():
+                proc.start()
 
     def redis_stop(self) -> None:
+        """The site's Redis (a fault run takes it down; the lab's stays)."""
         if self.redis is not None:
             self.redis.stop()
 
@@ -374,6 +397,7 @@ class Stack:
             ALLOWED_HOSTS=f"{SERVER_NAME},127.0.0.1",
             DATABASE_URL=self.database_url,
             REDIS_URL=f"redis://127.0.0.1:{self.redis_port}/0",
+            LAB_REDIS_URL=f"redis://127.0.0.1:{self.lab_redis_port}/0",
             MATHMACHINE_VAR_DIR=str(self.root / "var"),
             SITE_URL=self.base_url,
             # Behind nginx every request arrives as HTTPS (X-Forwarded-Proto); without the
@@ -392,6 +416,7 @@ class Stack:
         env.setdefault("RAZORPAY_KEY_ID", "rzp_test_deploylocal")
         env.setdefault("RAZORPAY_KEY_SECRET", secrets.token_hex(16))
         env.setdefault("RAZORPAY_WEBHOOK_SECRET", secrets.token_hex(16))
+        env.update(self.extra_env)
         return env
 
     def _release(self) -> None:
@@ -455,7 +480,7 @@ class Stack:
         parts: dict[str, list[Process | None]] = {
             "app servers": list(self.apps),
             "PostgreSQL": [self.postgres],
-            "Redis": [self.redis],
+            "Redis": [self.redis, self.lab_redis],
             "nginx": [self.nginx],
         }
         tree = _process_tree()
@@ -586,13 +611,15 @@ def main() -> None:
                     print(f"app{i + 1}      http://127.0.0.1:{stack.app_port(i)}/")
                 print(f"database  {stack.database_url}")
                 print(f"redis     {stack.env['REDIS_URL']}")
+                print(f"lab redis {stack.env['LAB_REDIS_URL']}")
                 print(f"logs      {stack.logs}/")
                 print("Ctrl-C stops everything" + ("" if args.keep else " and removes it"))
                 sys.stdout.flush()
                 deadline = time.monotonic() + args.seconds if args.seconds else None
                 while deadline is None or time.monotonic() < deadline:
                     time.sleep(0.5)
-                    for proc in [stack.nginx, *stack.apps, stack.redis, stack.postgres]:
+                    procs = [stack.nginx, *stack.apps, stack.redis, stack.lab_redis, stack.postgres]
+                    for proc in procs:
                         if proc is not None and not proc.alive():
                             raise RuntimeError(f"{proc.name} exited; see {proc.log}")
         except KeyboardInterrupt:

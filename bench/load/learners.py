@@ -18,6 +18,7 @@ import json
 import random
 import ssl
 import time
+from collections import Counter
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
@@ -58,6 +59,9 @@ class Recorder:
     requests: list[Request] = field(default_factory=list)
     acks: list[Ack] = field(default_factory=list)
     double_submits: int = 0
+    statuses: Counter[tuple[str, int]] = field(default_factory=Counter)
+    # (kind, status) answers that are the point, not errors: the abuser's 429s and 503s
+    expected: frozenset[tuple[str, int]] = frozenset()
 
     def now(self) -> float:
         return time.perf_counter() - self.t0
@@ -90,6 +94,7 @@ class Learner:
     user_id: int | None = None
     read_sections: set[int] = field(default_factory=set)
     http: aiohttp.ClientSession | None = None
+    address: str = ""  # sent as X-Forwarded-For (the load run trusts one proxy: the client)
 
     # -- HTTP -------------------------------------------------------------------------------
 
@@ -101,6 +106,8 @@ class Learner:
         headers = {"Accept-Encoding": "gzip", "User-Agent": "mathmachine-load"}
         if self.cookies:
             headers["Cookie"] = "; ".join(f"{k}={v}" for k, v in self.cookies.items())
+        if self.address:
+            headers["X-Forwarded-For"] = self.address
         if method == "POST":
             headers["Accept"] = "application/json"
             headers["X-CSRFToken"] = self.cookies.get(CSRF_COOKIE, "")
@@ -119,7 +126,10 @@ class Learner:
             self.recorder.requests.append(Request(kind, start, ms, classify(exc)))
             return None
         ms = (time.perf_counter() - t) * 1000
-        error = "" if status == 200 else f"HTTP {status}"
+        self.recorder.statuses[(kind, status)] += 1
+        error = (
+            "" if status == 200 or (kind, status) in self.recorder.expected else f"HTTP {status}"
+        )
         self.recorder.requests.append(Request(kind, start, ms, error))
         return (status, body) if not error else None
 
@@ -202,6 +212,33 @@ class Learner:
                     break
                 name = self.rng.choices(names, weights)[0]
                 await ACTIONS[name][1](self)
+
+
+async def abuse(
+    learner: Learner,
+    *,
+    connections: int,
+    until: float,
+    ssl_context: ssl.SSLContext | None,
+) -> None:
+    """One buyer hammering the lab: ``connections`` loops at once, no pause, each a new sentence
+    and all 72 heads (the costliest view), recorded as "abuser" (its 429s and 503s are the
+    server holding it back: counted, not errors)."""
+    connector = aiohttp.TCPConnector(limit=connections, ssl=ssl_context or False)
+    async with aiohttp.ClientSession(
+        connector=connector,
+        cookie_jar=aiohttp.DummyCookieJar(),
+        timeout=aiohttp.ClientTimeout(total=30),
+    ) as learner.http:
+
+        async def loop() -> None:
+            while learner.recorder.now() < until:
+                words = learner.rng.sample(LAB_WORDS, k=learner.rng.randint(8, 16))
+                data = [("text", " ".join(words)), ("view", "heads")]
+                path = f"/units/{learner.unit_slug}/lab/attention/"
+                await learner._send("abuser", "POST", path, data=data)
+
+        await asyncio.gather(*(loop() for _ in range(connections)))
 
 
 # Words the lab's sentences are drawn from (4 to 16 of them, so most texts are new to the cache).

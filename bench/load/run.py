@@ -48,7 +48,15 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
 sys.path[:0] = [str(REPO), str(REPO / "tests"), str(REPO / "tests" / "billing"), str(HERE)]
 
-from learners import ACTIONS, CheckPlan, Learner, Recorder, Request, check_answers  # noqa: E402
+from learners import (  # noqa: E402
+    ACTIONS,
+    CheckPlan,
+    Learner,
+    Recorder,
+    Request,
+    abuse,
+    check_answers,
+)
 
 from deploy.local import SERVER_NAME, Stack  # noqa: E402
 
@@ -125,6 +133,9 @@ def learners_make(n: int, *, base: str, recorder: Recorder, seed: int) -> list[L
             recorder=recorder,
             rng=random.Random(rng.random()),
             signed_in=signed_in,
+            # Each learner from an address of their own, as behind the proxy in production
+            # (the load stack trusts one proxy: this client); the lab's limits count per address.
+            address=f"10.{seed % 200}.{i // 250}.{i % 250 + 1}",
         )
         if signed_in:
             email = f"load-{run}-{i}@example.invalid"
@@ -320,10 +331,15 @@ def run_phase(
     client_keepalive: float = 15.0,
     faults: list[Fault] | None = None,
     seed: int = 18,
+    abuser: int = 0,
 ) -> tuple[dict[str, dict[str, float]], Tally, int]:
     faults = faults or []
     recorder = Recorder()
     crowd = learners_make(learners, base=stack.base_url, recorder=recorder, seed=seed)
+    # One abusive buyer (issue 17, item 2): its own recorder, so the learners' figures and the
+    # answers' tally are theirs alone; the lab's 429s and 503s are what it should get.
+    abuse_recorder = Recorder(expected=frozenset({("abuser", 429), ("abuser", 503)}))
+    bad = learners_make(1, base=stack.base_url, recorder=abuse_recorder, seed=seed + 1)[0]
     ssl_context = ssl.create_default_context(cafile=str(stack.tls_cert)) if stack.proxy else None
     print(f"\n== {title}")
     print(
@@ -335,20 +351,29 @@ def run_phase(
     print(f"before: {loadavg()}")
     cpu0 = client_cpu()
     server0 = stack.cpu_seconds()
-    recorder.t0 = time.perf_counter()
-    crowd_thread = threading.Thread(
-        target=asyncio.run,
-        args=(
-            drive(
-                crowd,
-                seconds=seconds,
-                ramp=min(10.0, seconds / 4),
-                think=think,
-                client_keepalive=client_keepalive,
-                ssl_context=ssl_context,
-            ),
-        ),
-    )
+    recorder.t0 = abuse_recorder.t0 = time.perf_counter()
+    ramp = min(10.0, seconds / 4)
+
+    async def everyone() -> None:
+        crowd_run = drive(
+            crowd,
+            seconds=seconds,
+            ramp=ramp,
+            think=think,
+            client_keepalive=client_keepalive,
+            ssl_context=ssl_context,
+        )
+        if not abuser:
+            await crowd_run
+            return
+
+        async def abusive() -> None:
+            await asyncio.sleep(ramp)  # once every learner is in
+            await abuse(bad, connections=abuser, until=seconds, ssl_context=ssl_context)
+
+        await asyncio.gather(crowd_run, abusive())
+
+    crowd_thread = threading.Thread(target=asyncio.run, args=(everyone(),))
     crowd_thread.start()
     try:
         break_on_schedule(recorder, faults)
@@ -370,6 +395,16 @@ def run_phase(
         for note in f.notes:
             print(f"  {note}")
     figures = latency_table(recorder, elapsed)
+    if abuser:
+        rows = sorted(r.ms for r in abuse_recorder.requests if not r.error)
+        codes = sorted((st, n) for (k, st), n in abuse_recorder.statuses.items() if k == "abuser")
+        print(
+            f"abuser: one buyer, {abuser} connections from {ramp:.0f} s, all 72 heads of a new "
+            f"sentence each: {len(abuse_recorder.requests)} requests "
+            f"({', '.join(f'{n} × {st}' for st, n in codes)}), p50 {_pct(rows, 0.5):.1f} ms, "
+            f"p99 {_pct(rows, 0.99):.1f} ms, "
+            f"{sum(1 for r in abuse_recorder.requests if r.error)} other errors"
+        )
     print(f"double submits: {recorder.double_submits} (two answers at once)")
     errors = error_report(recorder, faults)
     tally = acknowledged_vs_stored(crowd)
@@ -410,7 +445,12 @@ def goal_line(
 
 def cmd_load(args: argparse.Namespace) -> int:
     with Stack(
-        app_servers=1, workers=args.workers, proxy=False, keepalive=args.server_keepalive
+        app_servers=1,
+        workers=args.workers,
+        proxy=False,
+        keepalive=args.server_keepalive,
+        # The client stands for the proxy: each learner's X-Forwarded-For is their address.
+        extra_env={"TRUSTED_PROXY_COUNT": "1"},
     ) as stack:
         django_setup(stack)
         print(f"gunicorn: {args.workers} gthread workers × {stack.threads} threads, PostgreSQL 15")
@@ -420,6 +460,7 @@ def cmd_load(args: argparse.Namespace) -> int:
             learners=args.learners,
             seconds=args.seconds,
             client_keepalive=args.client_keepalive,
+            abuser=args.abuser,
         )
         goal_line(args.learners, figures, errors, tally.lost)
     return 1 if tally.lost else 0
@@ -723,6 +764,9 @@ def main() -> int:
     load.add_argument("--workers", type=int, default=2)
     load.add_argument("--server-keepalive", type=int, default=75, help="gunicorn's, seconds")
     load.add_argument("--client-keepalive", type=float, default=15, help="seconds")
+    load.add_argument(
+        "--abuser", type=int, default=0, help="one buyer hammering the lab on N connections"
+    )
     faults = sub.add_parser("faults", help="kill -9, PostgreSQL restart, Redis down")
     faults.add_argument("--learners", type=int, default=100)
     faults.add_argument("--seconds", type=float, default=40)

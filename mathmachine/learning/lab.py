@@ -10,27 +10,36 @@ runs the model, keeps the results for a while and cuts them into what a phone is
   and [SEP];
 - the "neuron view" of one (query, key) pair: q, k, q * k, the score, ÷ √d, the softmax of the row.
 
-What is typed is not stored: no database row, no log line (the JSON API takes it in a POST body).
-Results are cached by text: in this process (an LRU of RUN_CACHE_SIZE model runs) and, when
-REDIS_URL is set, in the shared cache (the payloads, CACHE_SECONDS) under a digest of the text,
-so another process serves a repeat without running the model. The shared cache degrades to a
-miss while Redis is down (mathmachine/web/cache.py). The model is loaded once per process on
-first use (load_minilm, thread-safe): about 0.3 s and 205 MB resident (docs/architecture.md).
+What is typed is never saved: no database row, no log line (the JSON API takes it in a POST
+body; the page without JavaScript is a GET form whose query the access logs leave out,
+deploy/gunicorn.conf.py and deploy/nginx.conf.in). What the lab computes for a text is kept for
+the learner who sent it only: in this process (an LRU of RUN_CACHE_SIZE model runs, keyed by
+learner and text) and, when LAB_REDIS_URL is set, in the lab's own cache (a Redis apart from the
+one holding sign-in limits; caches["lab"]) for CACHE_SECONDS, under a keyed hash (HMAC with the
+site's secret) of the learner and the text, each entry compressed and at most
+MAX_ENTRY_BYTES. So another learner's repeat of a sentence is never faster for it (no one can
+tell what others sent by timing), and a reader of the cache cannot test a guessed sentence. The
+shared cache degrades to a miss while Redis is down (mathmachine/web/cache.py). The model is
+loaded once per process on first use (load_minilm, thread-safe): about 0.3 s and 205 MB
+resident (docs/architecture.md).
 """
 
 from __future__ import annotations
 
 import hashlib
+import hmac
+import json
 import re
 import threading
 import unicodedata
+import zlib
 from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 from django.conf import settings
-from django.core.cache import cache
+from django.core.cache import caches
 from django.utils.safestring import SafeString, mark_safe
 from numpy.typing import NDArray
 
@@ -47,7 +56,7 @@ from mathmachine.engine import shares_rounded
 from mathmachine.engine.pretrained import MODEL_SHA256, MiniLM, MiniLMRun, load_minilm
 from mathmachine.printing import dec
 
-from .widget_api import WidgetInputError
+from .widget_api import ASKER, WidgetInputError
 
 #: The widget whose section's gate the lab shares (through the kit's server route, widget_api.py).
 WIDGET = "attention-lab"
@@ -55,8 +64,11 @@ WIDGET = "attention-lab"
 THUMB_LEVELS = 9
 #: Model runs kept in this process (a 48-token run is about 1.2 MB: attention and hidden states).
 RUN_CACHE_SIZE = 32
-#: How long the shared cache keeps a payload.
+#: How long the lab's shared cache keeps a payload.
 CACHE_SECONDS = 600
+#: A payload larger than this, compressed, is not put in the shared cache (all 72 heads of a
+#: 40-token text: 119 KB of JSON, 10 KB compressed; one head's map: 12 KB, 2.4 KB).
+MAX_ENTRY_BYTES = 24_576
 MODEL_NAME = "all-MiniLM-L6-v2"
 
 SPECIAL = ("[CLS]", "[SEP]")
@@ -188,28 +200,29 @@ class _Runs:
 
     def __init__(self, size: int) -> None:
         self.size = size
-        self._runs: OrderedDict[str, MiniLMRun] = OrderedDict()
+        self._runs: OrderedDict[tuple[str, str], MiniLMRun] = OrderedDict()
         self._lock = threading.Lock()
-        self._making: dict[str, threading.Lock] = {}
+        self._making: dict[tuple[str, str], threading.Lock] = {}
 
     def get(self, text: str, model: MiniLM) -> MiniLMRun:
+        key = (ASKER.get(), text)  # kept for the learner who sent it, never another's repeat
         with self._lock:
-            run = self._runs.get(text)
+            run = self._runs.get(key)
             if run is not None:
-                self._runs.move_to_end(text)
+                self._runs.move_to_end(key)
                 return run
-            making = self._making.setdefault(text, threading.Lock())
+            making = self._making.setdefault(key, threading.Lock())
         with making:  # one thread runs the model for this text; the others wait for it
             with self._lock:
-                run = self._runs.get(text)
+                run = self._runs.get(key)
             if run is None:
                 try:
                     run = model.run(text)
                 finally:
                     with self._lock:
-                        self._making.pop(text, None)
+                        self._making.pop(key, None)
                 with self._lock:
-                    self._runs[text] = run
+                    self._runs[key] = run
                     while len(self._runs) > self.size:
                         self._runs.popitem(last=False)
         return run
@@ -445,21 +458,36 @@ def head_table(lr: LabRun, layer: int, head: int) -> HeadTable:
 
 
 def _shared_key(text: str, *parts: object) -> str:
-    digest = hashlib.sha256(f"{MODEL_SHA256}\x1f{text}".encode()).hexdigest()[:40]
-    return "lab:v1:" + digest + ":" + ":".join(str(p) for p in parts)
+    """The lab cache's key for what ``text`` gives the learner asking (ASKER): a keyed hash
+    (HMAC with the site's secret) of the model, the learner and the text, so an entry serves
+    only its own learner and the key tells nothing about the text without the secret."""
+    secret = hashlib.sha256(f"mathmachine.lab.cache\x1f{settings.SECRET_KEY}".encode()).digest()
+    message = f"{MODEL_SHA256}\x1f{ASKER.get()}\x1f{text}".encode()
+    digest = hmac.new(secret, message, hashlib.sha256).hexdigest()[:40]
+    return "lab:v2:" + digest + ":" + ":".join(str(p) for p in parts)
 
 
 def _shared(text: str, parts: tuple[object, ...], make: Any) -> dict[str, Any]:
-    """``make()``, kept in the shared cache when REDIS_URL is set (a miss while Redis is down)."""
-    if not settings.REDIS_URL:
+    """``make()``, kept in the lab's cache (caches["lab"], when LAB_REDIS_URL is set) for the
+    learner asking: compressed, and only when it is at most MAX_ENTRY_BYTES; a miss while that
+    Redis is down. Nobody known asking (no ASKER): nothing is kept."""
+    if not settings.LAB_REDIS_URL or not ASKER.get():
         result: dict[str, Any] = make()
         return result
+    lab_cache = caches["lab"]
     key = _shared_key(text, *parts)
-    found = cache.get(key)
-    if isinstance(found, dict):
-        return found
+    found = lab_cache.get(key)
+    if isinstance(found, bytes):
+        try:
+            kept = json.loads(zlib.decompress(found))
+        except (zlib.error, ValueError):
+            kept = None
+        if isinstance(kept, dict):
+            return kept
     result = make()
-    cache.set(key, result, CACHE_SECONDS)
+    packed = zlib.compress(json.dumps(result, separators=(",", ":")).encode(), 6)
+    if len(packed) <= MAX_ENTRY_BYTES:
+        lab_cache.set(key, packed, CACHE_SECONDS)
     return result
 
 

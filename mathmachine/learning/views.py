@@ -20,7 +20,7 @@ from mathmachine.coursebook.grading import MAX_ANSWER_CHARS, Grade, grade
 from mathmachine.coursebook.model import CheckDef, CompiledSection, CompiledUnit
 from mathmachine.coursebook.variants import parse_seed
 
-from . import lab, selectors, services
+from . import lab, route_limits, selectors, services
 from . import widget_api as widget_api_routes
 from .learners import learner_from_request, learner_offer_drop, learner_offer_set
 from .rendering import KEEP_SEED, Attempt, check_html, section_html, toc_html
@@ -445,11 +445,36 @@ def widget_api(request: HttpRequest, unit_slug: str, widget: str) -> HttpRespons
         return _json_error(f"Unit {unit.number} has no server route for {widget!r}.", 404)
     if not any(selectors.section_access(user=request.user, unit=unit, section=s) for s in sections):
         return _json_error(widget_api_routes.locked_message(route, sections[0]), 403)
+    wait = route_limits.wait_seconds(request)
+    if wait is not None:
+        response = _json_error(route_limits.too_fast_message(route.what, wait), 429)
+        response["Retry-After"] = str(wait)
+        return response
+    asked = widget_api_routes.ASKER.set(_asker(request))
     try:
-        payload = route.answer()(request.POST)
+        with route_limits.in_flight(request) as allowed:
+            if not allowed:
+                response = _json_error(route_limits.ONE_AT_A_TIME_MESSAGE, 429)
+                response["Retry-After"] = "1"
+                return response
+            with route_limits.SLOTS.slot():
+                payload = route.answer()(request.POST)
     except widget_api_routes.WidgetInputError as exc:
         return _json_error(str(exc), 400, field=exc.field)
+    except route_limits.Busy:
+        response = _json_error(route_limits.BUSY_MESSAGE, 503)
+        response["Retry-After"] = "5"
+        response._has_been_logged = True  # expected: no error log
+        return response
+    finally:
+        widget_api_routes.ASKER.reset(asked)
     return _private(JsonResponse(payload))
+
+
+def _asker(request: HttpRequest) -> str:
+    """Who asks a server route, for what it keeps per learner (widget_api.ASKER)."""
+    user = getattr(request, "user", None)
+    return f"u{user.pk}" if user is not None and user.is_authenticated else ""
 
 
 def _lab_section(unit: CompiledUnit) -> CompiledSection:
@@ -491,12 +516,28 @@ def lab_page(request: HttpRequest, unit_slug: str) -> HttpResponse:
     if "text" in request.GET:
         raw = request.GET.get("text", "")
         context["text"] = lab.echo(raw)
+        wait = route_limits.wait_seconds(request)
+        if wait is not None:  # the same limits as the API: the message where errors go
+            context["error"] = route_limits.too_fast_message("The attention lab", wait)
+            response = _private(render(request, "learning/lab.html", context, status=429))
+            response["Retry-After"] = str(wait)
+            return response
+        asked = widget_api_routes.ASKER.set(_asker(request))
         try:
             layer = lab.parse_choice(request.GET.get("layer", "1"), "layer", 6)
             head = lab.parse_choice(request.GET.get("head", "1"), "head", 12)
             context["layer"], context["head"] = layer, head
-            context["result"] = lab.head_table(lab.lab_run(raw), layer, head)
+            with route_limits.SLOTS.slot():
+                context["result"] = lab.head_table(lab.lab_run(raw), layer, head)
         except lab.LabInputError as exc:
             context["error"] = str(exc)
             status = 400
-    return _private(render(request, "learning/lab.html", context, status=status))
+        except route_limits.Busy:
+            context["error"] = route_limits.BUSY_MESSAGE
+            status = 503
+        finally:
+            widget_api_routes.ASKER.reset(asked)
+    response = _private(render(request, "learning/lab.html", context, status=status))
+    if status == 503:
+        response._has_been_logged = True  # busy: no error log
+    return response

@@ -27,12 +27,17 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 
 from mathmachine.coursebook.model import CompiledSection, CompiledUnit
 
-__all__ = ["ROUTES", "Route", "WidgetInputError", "locked_message", "sections_using"]
+__all__ = ["ASKER", "ROUTES", "Route", "WidgetInputError", "locked_message", "sections_using"]
+
+#: Who is asking, while a route answers: "u<user id>" for a signed-in learner, "" for nobody
+#: known. Set by the views around the call; a route keeps what it caches per asker (lab.py).
+ASKER: ContextVar[str] = ContextVar("widget_asker", default="")
 
 
 class WidgetInputError(ValueError):

@@ -21,7 +21,7 @@ from mathmachine.billing import services as billing
 from mathmachine.billing.models import Order, Product
 from mathmachine.engine import shares_rounded
 from mathmachine.engine.pretrained import load_minilm
-from mathmachine.learning import lab
+from mathmachine.learning import lab, route_limits
 from mathmachine.learning.models import CheckAnswer, SectionVisit
 
 UNIT = "attention-and-transformers"
@@ -215,9 +215,13 @@ def _products_back(django_db_blocker) -> Iterator[None]:
 
 
 def test_twenty_requests_at_once_get_the_same_numbers(
-    _products_back, transactional_db, buyer: Client
+    _products_back, transactional_db, buyer: Client, monkeypatch
 ) -> None:
-    """20 threads, each its own connection (committed rows: transactional_db), released at once."""
+    """20 threads, each its own connection (committed rows: transactional_db), released at once.
+    The process's pool is opened wide for it (route_limits: its own test refuses beyond it),
+    so twenty runs share the kept runs at once."""
+    monkeypatch.setattr(route_limits, "SLOTS", route_limits.Slots(20, 0, 0.0))
+    monkeypatch.setattr(route_limits, "IN_FLIGHT", 20)  # one learner's twenty at once, here
     texts = [TEXT, "I drink tea", "मैं चाय पीता हूँ", "She reads a book on the train."]
     alone = {t: _post(buyer, text=t, layer="4", head="9").json()["weights"] for t in texts}
     lab.clear_caches()
@@ -257,7 +261,12 @@ def test_the_model_runs_once_per_text(buyer: Client, monkeypatch) -> None:
 def test_the_shared_cache_serves_a_repeat_and_redis_down_only_costs_a_recompute(
     buyer: Client, settings, monkeypatch
 ) -> None:
-    settings.REDIS_URL = "redis://127.0.0.1:6379/0"  # the payloads go through Django's cache
+    # The lab's own cache (LAB_REDIS_URL; a LocMem stands in for its Redis here).
+    settings.LAB_REDIS_URL = "redis://lab.invalid/0"
+    settings.CACHES = {
+        **settings.CACHES,
+        "lab": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "lab"},
+    }
     first = _post(buyer, layer="2", head="2").json()
     lab.clear_caches()
     with monkeypatch.context() as m:
@@ -266,7 +275,7 @@ def test_the_shared_cache_serves_a_repeat_and_redis_down_only_costs_a_recompute(
     # Redis down (nothing listens on port 1): every cache call is a miss, the lab answers
     from mathmachine.web.cache import ResilientRedisCache
 
-    monkeypatch.setattr(lab, "cache", ResilientRedisCache("redis://127.0.0.1:1/0", {}))
+    monkeypatch.setattr(lab, "caches", {"lab": ResilientRedisCache("redis://127.0.0.1:1/0", {})})
     again = _post(buyer, layer="2", head="2")
     assert again.status_code == 200 and again.json() == first
 

@@ -207,7 +207,8 @@ def _form(uid: str, sentence: str, layer: int, head: int) -> kit.HTML:
     limit = (
         f"At most {MAX_CHARS} characters and {MAX_TOKENS} tokens (the model's pieces, counting "
         "[CLS] and [SEP]; a word is one piece or a few). English reads best; Hindi in "
-        "Devanagari is accepted. What you type is not stored."
+        "Devanagari is accepted. What you type is never saved; the lab keeps its numbers "
+        "for your own requests for 10 minutes."
     )
     return h(
         "form",

@@ -134,8 +134,23 @@ CACHES = {
         }
         if REDIS_URL
         else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "mathmachine"}
-    )
+    ),
+    # The attention lab's shared cache (learning/lab.py): its own Redis, LAB_REDIS_URL, with its
+    # own memory limit and eviction (docs/deploy.md), never the one that holds the sign-in
+    # limits, which a busy lab would otherwise fill. Without it the lab keeps its results in
+    # each process only (nothing of it in any Redis).
+    "lab": (
+        {
+            "BACKEND": "mathmachine.web.cache.ResilientRedisCache",
+            "LOCATION": os.environ.get("LAB_REDIS_URL", ""),
+            "OPTIONS": {"socket_connect_timeout": 0.5, "socket_timeout": 0.5},
+            "KEY_PREFIX": os.environ.get("CACHE_KEY_PREFIX", "mathmachine") + "-lab",
+        }
+        if os.environ.get("LAB_REDIS_URL")
+        else {"BACKEND": "django.core.cache.backends.dummy.DummyCache"}
+    ),
 }
+LAB_REDIS_URL = os.environ.get("LAB_REDIS_URL", "")
 
 # Accounts (django-allauth): email and password, no usernames (docs/accounts.md).
 AUTHENTICATION_BACKENDS = [

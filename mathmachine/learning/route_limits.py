@@ -1,0 +1,150 @@
+"""How much of the server one learner's use of the widgets' server routes may take (the attention
+lab above all: a model run, tens of milliseconds of CPU a request).
+
+- **Rate limits**, counted in the default cache, the Redis every process shares, like the sign-in
+  limits (docs/accounts.md): PER_LEARNER requests a minute per signed-in learner and
+  PER_ADDRESS per client address (a classroom behind one address fits). Over either, the route
+  answers 429 with a message that says how long to wait (the page shows it where the lab shows
+  its messages) and a Retry-After header; the request costs a cache increment, nothing more.
+  While Redis is down the counts are lost and the limits let requests through (they fail open,
+  as the sign-in limits do).
+- **In flight**: at most IN_FLIGHT requests of one learner at once (counted in the shared
+  cache); more at once are answered 429 at once, so one buyer on many connections holds no more
+  of the pool below than a reader does.
+- **A bounded share of each process** (Slots): at most RUNNING route answers are computed at
+  once per process and at most WAITING more wait, for WAIT_SECONDS at most; anything beyond is
+  answered 503 at once ("busy, try again"). gunicorn's other threads stay free for the pages, so
+  reading a section keeps its latency while the lab is busy.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
+
+from django.conf import settings
+from django.core.cache import cache
+from django.http import HttpRequest
+
+from mathmachine.web.clientip import client_ip
+
+#: Requests a minute to the server routes, per signed-in learner and per client address
+#: (settings.ROUTE_LIMITS {"learner": n, "address": n} overrides them).
+PER_LEARNER = 120
+PER_ADDRESS = 600
+WINDOW_SECONDS = 60
+#: Requests one learner may have in flight at once, across every process (the page's script
+#: may ask for a head and the thumbnails together; more at once is a script, not a reader).
+IN_FLIGHT = 2
+IN_FLIGHT_SECONDS = 30  # a counter left by a process that died expires by then
+#: Per process: route answers computed at once, more that may wait, and for how long.
+RUNNING = 1
+WAITING = 2
+WAIT_SECONDS = 3.0
+
+
+def _count(scope: str, ident: str, limit: int, now: float) -> int | None:
+    """Count one request of ``ident`` in this window; seconds to wait when over ``limit``."""
+    window = int(now // WINDOW_SECONDS)
+    key = f"routes-rl:{scope}:{ident}:{window}"
+    cache.add(key, 0, WINDOW_SECONDS + 5)
+    used = cache.incr(key)
+    if used <= limit:
+        return None
+    return max(1, math.ceil((window + 1) * WINDOW_SECONDS - now))
+
+
+def limits() -> tuple[int, int]:
+    """(per learner, per address), a minute."""
+    conf = getattr(settings, "ROUTE_LIMITS", None) or {}
+    return int(conf.get("learner", PER_LEARNER)), int(conf.get("address", PER_ADDRESS))
+
+
+def wait_seconds(request: HttpRequest) -> int | None:
+    """None when this request is within the limits (and counted); else the seconds to wait."""
+    per_learner, per_address = limits()
+    now = time.time()
+    user = getattr(request, "user", None)
+    waits = []
+    if user is not None and user.is_authenticated:
+        waits.append(_count("learner", str(user.pk), per_learner, now))
+    waits.append(_count("address", client_ip(request), per_address, now))
+    found = [w for w in waits if w is not None]
+    return max(found) if found else None
+
+
+@contextmanager
+def in_flight(request: HttpRequest) -> Iterator[bool]:
+    """Count this request among its learner's requests in flight (in the shared cache) while
+    it runs; yields False, counting nothing, when they already have IN_FLIGHT running. A
+    learner not signed in is not counted (the routes' gate lets only buyers in)."""
+    user = getattr(request, "user", None)
+    if user is None or not user.is_authenticated:
+        yield True
+        return
+    key = f"routes-inflight:{user.pk}"
+    cache.add(key, 0, IN_FLIGHT_SECONDS)
+    running = cache.incr(key)
+    try:
+        yield running <= IN_FLIGHT
+    finally:
+        with suppress(ValueError):  # expired meanwhile
+            cache.decr(key)
+
+
+ONE_AT_A_TIME_MESSAGE = (
+    "The lab is still working on your earlier requests: wait for them, then ask again."
+)
+
+
+def too_fast_message(what: str, seconds: int) -> str:
+    name = what[:1].lower() + what[1:]
+    unit = "second" if seconds == 1 else "seconds"
+    return (
+        f"Too many requests to {name} in a minute: wait {seconds} {unit}, then try again. "
+        f"It answers each learner up to {limits()[0]} a minute."
+    )
+
+
+BUSY_MESSAGE = (
+    "The lab is busy with other learners' sentences just now: try again in a few seconds."
+)
+
+
+class Busy(Exception):
+    """No slot came free in time (Slots)."""
+
+
+class Slots:
+    """At most ``running`` holders at once, ``waiting`` more queued for ``wait`` seconds."""
+
+    def __init__(self, running: int, waiting: int, wait: float) -> None:
+        self._running = threading.BoundedSemaphore(running)
+        self._lock = threading.Lock()
+        self._queued = 0
+        self.waiting = waiting
+        self.wait = wait
+
+    @contextmanager
+    def slot(self) -> Iterator[None]:
+        if not self._running.acquire(blocking=False):
+            with self._lock:
+                if self._queued >= self.waiting:
+                    raise Busy
+                self._queued += 1
+            try:
+                if not self._running.acquire(timeout=self.wait):
+                    raise Busy
+            finally:
+                with self._lock:
+                    self._queued -= 1
+        try:
+            yield
+        finally:
+            self._running.release()
+
+
+SLOTS = Slots(RUNNING, WAITING, WAIT_SECONDS)
