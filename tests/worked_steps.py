@@ -6,7 +6,10 @@ A step is a run like "0.119 × 80 + 0.879 × 90 + 0.002 × 30 = 88.69", "1 − 0
 "3 × 512 × 64 = 98,304", "2.718 / 11.756 ≈ 0.231" or "(1, 0.5) · (2, 1) = 2.5" (a dot
 product): numbers and lists joined by + − × · / and ending in = or ≈ and one number. It is true
 when its left side, computed from the numbers as printed, rounds to the printed result (half a
-unit of the result's last digit either way). Powers, roots, fractions and indices in the math
+unit of the result's last digit either way). A step whose right side is itself a sum or product
+("0.871 + 1 × 6 = 0.871 + 6", a chain written out) is true when both sides agree within half a
+unit of the last digit of each decimal on the right; the right side is then the next step's
+left. Powers, roots, fractions and indices in the math
 (e^{1.5}, √64, n²) are not read: they break a run, so "e^2 ≈ 7.389" is no step of "2 ≈ 7.389".
 """
 
@@ -125,6 +128,33 @@ class Step:
     printed: str
     result: float
     computed: float
+    tolerance: float | None = None  # None: half a unit of the printed result's last digit
+
+
+def _run(tokens: list[str], i: int) -> tuple[list[Value], list[str], list[str], int]:
+    """The operands, operators and texts of the run of arithmetic at tokens[i], and its end."""
+    first = _operand(tokens[i])
+    if first is None:
+        return [], [], [], i + 1
+    operands: list[Value] = [first]
+    ops: list[str] = []
+    texts = [tokens[i]]
+    j = i + 1
+    while j + 1 < len(tokens) and tokens[j] in OPS:
+        nxt = _operand(tokens[j + 1])
+        if nxt is None:
+            break
+        ops.append(tokens[j])
+        operands.append(nxt)
+        texts += [tokens[j], tokens[j + 1]]
+        j += 2
+    return operands, ops, texts, j
+
+
+def _half_units(texts: list[str]) -> float:
+    """Half a unit of the last digit of every decimal among ``texts``, summed (a whole number
+    in a chain is taken as exact: 1 × 6 = 6)."""
+    return sum(0.5 * 10.0 ** -_places(t) for t in texts if "." in t and _number(t) is not None)
 
 
 def steps(fragment: str) -> list[Step]:
@@ -133,36 +163,32 @@ def steps(fragment: str) -> list[Step]:
     tokens = _TOKEN.findall(page_text(fragment))
     i = 0
     while i < len(tokens):
-        first = _operand(tokens[i])
-        if first is None:
-            i += 1
+        operands, ops, texts, j = _run(tokens, i)
+        if not operands:
+            i = j
             continue
-        operands: list[Value] = [first]
-        ops: list[str] = []
-        texts = [tokens[i]]
-        j = i + 1
-        while j + 1 < len(tokens) and tokens[j] in OPS:
-            nxt = _operand(tokens[j + 1])
-            if nxt is None:
-                break
-            ops.append(tokens[j])
-            operands.append(nxt)
-            texts += [tokens[j], tokens[j + 1]]
-            j += 2
         if ops and j + 1 < len(tokens) and tokens[j] in RELATIONS:
-            result = _number(tokens[j + 1]) if not tokens[j + 1].startswith("(") else None
             value = evaluate(operands, ops)
-            if result is not None and isinstance(value, float):
-                out.append(Step(" ".join([*texts, tokens[j], tokens[j + 1]]), result, value))
+            r_operands, r_ops, r_texts, _ = _run(tokens, j + 1)
+            if r_ops:  # the right side is a sum or product itself: both sides must agree
+                r_value = evaluate(r_operands, r_ops)
+                if isinstance(value, float) and isinstance(r_value, float):
+                    printed = " ".join([*texts, tokens[j], *r_texts])
+                    out.append(Step(printed, r_value, value, _half_units(r_texts)))
+            else:
+                result = _number(tokens[j + 1]) if not tokens[j + 1].startswith("(") else None
+                if result is not None and isinstance(value, float):
+                    out.append(Step(" ".join([*texts, tokens[j], tokens[j + 1]]), result, value))
         i = max(j, i + 1)
     return out
 
 
 def is_true(step: Step) -> bool:
-    places = _places(step.printed.rsplit(" ", 1)[-1])
-    return abs(step.computed - step.result) <= 0.5 * 10.0**-places + 1e-9 * max(
-        1.0, abs(step.result)
-    )
+    if step.tolerance is not None:
+        allowed = step.tolerance
+    else:
+        allowed = 0.5 * 10.0 ** -_places(step.printed.rsplit(" ", 1)[-1])
+    return abs(step.computed - step.result) <= allowed + 1e-9 * max(1.0, abs(step.result))
 
 
 def false_steps(fragment: str) -> list[tuple[str, float]]:

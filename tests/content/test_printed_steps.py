@@ -66,6 +66,22 @@ def test_it_checks_each_kind_of_step(text: str, true: bool) -> None:
     assert (false_steps(text) == []) is true
 
 
+@pytest.mark.parametrize(
+    ("text", "false"),
+    [
+        # §12's running blend as printed: a chain whose middle is a sum, then its total
+        ("<p>0.871 + 1 × 6 + 0.050 × 4 = 0.871 + 6 + 0.200 = 7.071</p>", []),
+        ("<p>0.871 + 1 × 6 + 0.050 × 4 = 0.871 + 6 + 0.250 = 7.121</p>", ["= 0.871 + 6 + 0.250"]),
+        ("<p>0.871 + 1 × 6 + 0.050 × 4 = 0.871 + 6 + 0.200 = 7.081</p>", ["+ 0.200 = 7.081"]),
+    ],
+)
+def test_a_chain_is_checked_link_by_link(text: str, false: list[str]) -> None:
+    # each link of a = b = c is a step: a against b (within b's printed digits), then b against c
+    assert len(steps(text)) == 2, steps(text)
+    found = [printed for printed, _ in false_steps(text)]
+    assert len(found) == len(false) and all(f in got for f, got in zip(false, found, strict=True))
+
+
 def test_powers_roots_and_indices_are_not_read_as_steps() -> None:
     # e^{2} ≈ 7.389, √64 = 8, n² = 121: none is "2 ≈ 7.389" or "64 = 8"
     html = (
