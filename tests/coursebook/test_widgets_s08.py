@@ -151,7 +151,8 @@ def test_clock_map_and_readouts(examples: dict[str, Any]) -> None:
     html = render("sinusoidal-clock", examples, "w10")
     t = tables(html)
     (cap,) = [c for c in t if c.startswith("PE(pos, i): a row per dimension")]
-    assert t[cap] == [[str(j), *(fmt(pe(c, d)[j]) for c in range(n))] for j in range(d)]
+    assert t[cap] == [[str(j), *(fmt(pe(c, d)[j]) for c in range(10))] for j in range(d)]
+    assert len(re.findall(r"<rect [^>]*data-r=", html)) == d * n  # the map: every position
     assert t[cap][0][2] == fmt(math.sin(1))  # PE(1, 0) = sin 1
     # the chosen entry, the dot product and its terms, at the example's sliders
     assert re.search(rf'data-target="e-value">{fmt(pe(p, d)[dim])}<', html)
@@ -159,12 +160,13 @@ def test_clock_map_and_readouts(examples: dict[str, Any]) -> None:
     assert re.search(rf'data-target="dot">{fmt(dot)}<', html)
     terms = re.findall(r'data-target="term">([^<]*)<', html)
     assert terms == [fmt(math.cos(k / 10000 ** (2 * i / d))) for i in range(d // 2)]
-    assert re.findall(r'data-target="at-start">([^<]*)<', html) == [fmt(dot)] * 5
+    starts = [p for p in (0, 10, 20, 30, 40) if p < n]
+    assert re.findall(r'data-target="at-start">([^<]*)<', html) == [fmt(dot)] * len(starts)
     # the fallback's table of gaps: each row one number, the dot product at that gap
     (gaps,) = [c for c in t if c.startswith("PE(p) · PE(p + k), d = 16")]
     for gap, row in enumerate(t[gaps]):
         want = sum(math.cos(gap / 10000 ** (2 * i / d)) for i in range(d // 2))
-        assert row == [f"k = {gap}", *[fmt(want)] * 5]
+        assert row == [f"k = {gap}", *[fmt(want)] * len(starts)]
     # the turn of pair 0 over the gap, as a 2 x 2 matrix, and the pair before and after
     a = k  # omega_0 = 1
     assert re.findall(r'data-target="m">([^<]*)<', html) == [

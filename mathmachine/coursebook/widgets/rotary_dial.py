@@ -89,7 +89,7 @@ def golden(opts: dict[str, Any], ctx: WidgetContext) -> list[Golden]:
 @register(
     NAME,
     scripts=("widgets/rotary-dial.js",),
-    styles=("widgets/controls.css", "widgets/rotary-dial.css"),
+    styles=("widgets/controls.css", "widgets/position.css"),
     options=(option.example(default="dial", needs=NEEDS),),
     control="m",
     golden=golden,

@@ -81,7 +81,7 @@ def golden(opts: dict[str, Any], ctx: WidgetContext) -> list[Golden]:
 @register(
     NAME,
     scripts=("widgets/shuffle-test.js",),
-    styles=("widgets/controls.css", "widgets/shuffle-test.css"),
+    styles=("widgets/controls.css", "widgets/position.css"),
     options=(option.example(default="shuffle", needs=NEEDS),),
     control="positions",
     golden=golden,

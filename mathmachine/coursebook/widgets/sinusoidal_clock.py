@@ -40,6 +40,7 @@ SHADE = parts.Scale(-1.0, 1.0, "linear")
 #: The starts at which the dot product is listed (the same number at each).
 STARTS = (0, 10, 20, 30, 40)
 R = 40  # the circle's radius, in SVG units
+FIRST = 10  # the map's numbers are printed for positions 0..FIRST-1
 
 h = kit.h
 
@@ -89,7 +90,7 @@ def golden(opts: dict[str, Any], ctx: WidgetContext) -> list[Golden]:
 @register(
     NAME,
     scripts=("widgets/sinusoidal-clock.js",),
-    styles=("widgets/controls.css", "widgets/plots.css", "widgets/sinusoidal-clock.css"),
+    styles=("widgets/controls.css", "widgets/plots.css", "widgets/position.css"),
     options=(option.example(default="clock", needs=NEEDS),),
     control="pos",
     golden=golden,
@@ -107,6 +108,7 @@ def render(opts: dict[str, Any], ctx: WidgetContext) -> str:
         uid,
         state,
         _map(uid, pe[:n], d, p, dim),
+        _first_positions(pe[:n], d),
         _controls(uid, d, n, gap_max, p, dim, k),
         _entry(d, pe, p, dim),
         _dot(uid, d, n, p, k),
@@ -126,7 +128,8 @@ def _map(uid: str, pe: np.ndarray, d: int, p: int, dim: int) -> kit.HTML:
         cols=[str(c) if c % 5 == 0 else "" for c in range(n)],
         title=f"The sinusoidal encoding PE(pos, i): {d} dimensions by {n} positions",
         desc=f"One row per dimension, 0 at the top, one column per position, 0 to {n - 1}; "
-        "dark is +1, light is −1. Row 0 changes fastest, one radian a position, like a "
+        "dark is +1, light is −1 (the numbers of the first positions are in the table that "
+        "follows). Row 0 changes fastest, one radian a position, like a "
         "second hand; each next pair of rows changes more slowly, and the bottom rows "
         "hardly change across these positions.",
         caption=kit.join(
@@ -137,7 +140,7 @@ def _map(uid: str, pe: np.ndarray, d: int, p: int, dim: int) -> kit.HTML:
             ]
         ),
         scale=SHADE,
-        fmt=3,
+        numbers=None,  # 16 x 32 numbers weigh more than they help: the first ten positions below
         highlight=dim,
         key=p,
         cell=12,
@@ -145,11 +148,22 @@ def _map(uid: str, pe: np.ndarray, d: int, p: int, dim: int) -> kit.HTML:
         slant=90,
         fixed=True,
         scroll="The map, scrolls sideways",
-        table_caption=f"PE(pos, i): a row per dimension i, a column per position 0–{n - 1}",
-        corner="i ↓ · pos →",
         target="map",
         class_="sc-map",
     )
+
+
+def _first_positions(pe: np.ndarray, d: int) -> kit.HTML:
+    """The map's numbers for the first positions, as a table in a closed <details>."""
+    first = pe[:FIRST]
+    table = parts.matrix_table(
+        first.T, rows=[str(j) for j in range(d)], cols=[str(c) for c in range(first.shape[0])],
+        caption=f"PE(pos, i): a row per dimension i, a column per position 0–{first.shape[0] - 1}",
+        fmt=3, corner="i ↓ pos →", shade=SHADE, label="The first positions, as a table",
+        class_="sc-first",
+    )  # fmt: skip
+    return h("details", h("summary", f"The numbers of the first {first.shape[0]} positions"),
+             table, class_="wk-hm-numbers sc-numbers")  # fmt: skip
 
 
 def _controls(uid: str, d: int, n: int, gap_max: int, p: int, dim: int, k: int) -> kit.HTML:

@@ -37,8 +37,8 @@ EXAMPLES: dict[str, Any] = {
         "W_V": S3["W_V"],
         "default_order": [2, 1, 0],  # "man bites dog"
     },
-    # widget 10: the encoding of 50 positions at width 16, gaps up to 20
-    "clock": {"d": 16, "positions": 50, "max_gap": 20, "pos": 3, "dim": 0, "gap": 2},
+    # widget 10: the encoding of 32 positions at width 16, gaps up to 20
+    "clock": {"d": 16, "positions": 32, "max_gap": 20, "pos": 3, "dim": 0, "gap": 2},
     # widget 11: one query and one key in a plane, turned 30 degrees a position
     "dial": {
         "q": [2.0, 0.0],
