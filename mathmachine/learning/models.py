@@ -190,3 +190,30 @@ class RetiredLearnerToken(models.Model):
 
     def __str__(self) -> str:
         return f"retired {str(self.token)[:8]}"
+
+
+class SharedMap(models.Model):
+    """One attention map a buyer shared from the lab (§6): the sentence, the layer and head, and
+    the map as it was computed then, kept so that the link opens it for anyone (signed out, not
+    a buyer) without running the model again (mathmachine.learning.shared). Only the lab's
+    share endpoint makes one, for a learner who may use the lab; the same sentence, layer and
+    head shared twice is one row. The sentence is kept because it was shared: the share box says
+    so."""
+
+    public_id = models.CharField(max_length=16, unique=True)
+    digest = models.CharField(max_length=64, unique=True)  # sha256 of model, text, layer, head
+    unit_slug = models.SlugField(max_length=100)
+    text = models.TextField()
+    layer = models.PositiveSmallIntegerField()
+    head = models.PositiveSmallIntegerField()
+    tokens = models.JSONField()  # the model's tokens, [CLS] first
+    units = models.JSONField()  # the weights in thousandths, each row summing to 1000
+    sink = models.FloatField()  # the mean share of a row on [CLS] and [SEP]
+    png = models.BinaryField()  # the map as a picture, for the link's preview in a chat
+    created_at = models.DateTimeField(auto_now_add=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+
+    def __str__(self) -> str:
+        return f"shared map {self.public_id}: layer {self.layer}, head {self.head}"

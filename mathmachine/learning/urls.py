@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import views
+from . import shared_views, views
 
 app_name = "learning"
 
@@ -16,6 +16,18 @@ urlpatterns = [
         views.widget_api,
         {"widget": "attention-lab"},
         name="lab_api",
+    ),
+    # a map shared from the lab: the buyer's share endpoint, the public page and its picture
+    path("units/<slug:unit_slug>/lab/share/", shared_views.share_map, name="lab_share"),
+    path(
+        "units/<slug:unit_slug>/lab/shared/<str:token>/",
+        shared_views.shared_map,
+        name="shared_map",
+    ),
+    path(
+        "units/<slug:unit_slug>/lab/shared/<str:token>/map.png",
+        shared_views.shared_map_png,
+        name="shared_map_png",
     ),
     path("units/<slug:unit_slug>/widgets/<slug:widget>/", views.widget_api, name="widget_api"),
     path("units/<slug:unit_slug>/checks/<slug:check_id>/", views.check_answer, name="check_answer"),

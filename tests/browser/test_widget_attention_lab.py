@@ -166,16 +166,24 @@ def test_share_link_reopens_and_the_map_saves_as_svg(open_page: OpenPage) -> Non
     page.press("#w7-text", "Enter")
     wait_for(page, "Layer 2, head 9")
     page.click(t("share"))
-    link = page.locator(t("share-url")).input_value()
-    assert re.search(r"/6/\?text=She\+reads.*&layer=2&head=9#w7$", link), link
+    page.wait_for_function(
+        "(sel) => document.querySelector(sel).value.includes('/lab/shared/')", arg=t("share-url")
+    )
+    link = page.locator(t("share-url")).input_value()  # the signed link to the kept map
+    assert re.search(rf"/units/{UNIT}/lab/shared/[^/]+/$", link), link
     with page.expect_download() as got:
         page.click(t("export"))
     svg = Path(got.value.path()).read_text(encoding="utf-8")
     assert svg.startswith("<svg") and "layer 2, head 9" in svg and "data-r" not in svg
     assert got.value.suggested_filename == "attention-layer2-head9.svg"
+    # a buyer opening the link can take it into the lab: the same sentence, layer and head
     again = open_page(None, buyer=True)
-    parts = urlsplit(link)
-    again.goto(f"{parts.path}?{parts.query}#{parts.fragment}")
+    again.goto(urlsplit(link).path, upgraded=False)
+    again.page.get_by_role("link", name="Open it in the lab").click()
+    again.page.wait_for_function(
+        "() => [...document.querySelectorAll('[data-kit]')]"
+        ".every(w => w.hasAttribute('data-upgraded'))"
+    )
     wait_for(again.page, "Layer 2, head 9")
     assert again.page.locator("#w7-text").input_value() == "She reads a book on the train."
     run = load_minilm().run("She reads a book on the train.")

@@ -148,6 +148,7 @@ def render(opts: dict[str, Any], ctx: WidgetContext) -> str:
     sink = float((w[:, 0] + w[:, -1]).mean())
     state = {
         "api": "../lab/attention/",
+        "share": "../lab/share/",
         "limits": {"tokens": MAX_TOKENS, "characters": MAX_CHARS},
         "layers": LAYERS,
         "heads": HEADS,
@@ -207,8 +208,8 @@ def _form(uid: str, sentence: str, layer: int, head: int) -> kit.HTML:
     limit = (
         f"At most {MAX_CHARS} characters and {MAX_TOKENS} tokens (the model's pieces, counting "
         "[CLS] and [SEP]; a word is one piece or a few). English reads best; Hindi in "
-        "Devanagari is accepted. What you type is never saved; the lab keeps its numbers "
-        "for your own requests for 10 minutes."
+        "Devanagari is accepted. What you type is never saved, unless you share its map; the "
+        "lab keeps its numbers for your own requests for 10 minutes."
     )
     return h(
         "form",
@@ -356,8 +357,12 @@ def _live(uid: str) -> kit.HTML:
         "div",
         h("p", target="row-words", class_="al-row-words"),
         tools,
-        h("p", h("label", "Share this sentence, layer and head:", for_=f"{uid}-share-url"),
-          h("input", type="text", id=f"{uid}-share-url", readonly=True, target="share-url"),
+        h("p", h("label", "A link to this map, for anyone:", for_=f"{uid}-share-url"),
+          h("input", type="text", id=f"{uid}-share-url", readonly=True, target="share-url",
+            aria_describedby=f"{uid}-share-note"),
+          h("span", "Sharing keeps this sentence and its map on our server, so that the link "
+            "works for whoever you send it to (signed in or not). Only the map is shown, with "
+            "the offer to unlock the unit.", id=f"{uid}-share-note", class_="al-limit"),
           class_="al-share", target="share-box", hidden=True),
         h("div", id=f"{uid}-grid", target="grid", class_="al-grid", hidden=True),
         h(

@@ -525,26 +525,47 @@ export class AttentionLabElement extends WidgetElement {
 
   async #share() {
     const d = this.#data
-    const url = new URL(location.href)
-    url.search = ''
-    url.hash = this.id
-    if (!d.toy) {
-      url.searchParams.set('text', d.sentence)
-      url.searchParams.set('layer', String(d.layer))
-      url.searchParams.set('head', String(d.head))
-    }
     const input = this.target('share-url')
-    input.value = url.href
+    let link = null
+    let problem = ''
+    if (!d.toy) {
+      // A link anyone can open: the server keeps this map and signs its address.
+      try {
+        const response = await fetch(new URL(this.state.share, location.href), {
+          method: 'POST',
+          body: new URLSearchParams({text: d.sentence, layer: String(d.layer), head: String(d.head)}),
+          credentials: 'same-origin',
+          headers: {Accept: 'application/json'},
+        })
+        const body = await response.json()
+        if (response.ok) link = body.url
+        else problem = body.error || ''
+      } catch {
+        problem = 'The link could not be made: check your connection and try again.'
+      }
+    } else {
+      const url = new URL(location.href)
+      url.search = ''
+      url.hash = this.id
+      link = url.href
+    }
+    if (!link) {
+      this.say(problem || 'The link could not be made. Try again in a moment.')
+      this.emit('update', this.#detail())
+      return
+    }
+    input.value = link
     this.target('share-box').hidden = false
     input.select()
     let copied = false
     try {
-      await navigator.clipboard.writeText(url.href)
+      await navigator.clipboard.writeText(link)
       copied = true
     } catch {
       copied = false
     }
-    this.say(copied ? 'Link copied: it opens this sentence, layer and head.' : 'The link is in the box below the buttons: copy it from there.')
+    const what = d.toy ? 'it opens the lab' : 'anyone can open it and see this map, signed in or not'
+    this.say(copied ? `Link copied: ${what}.` : `The link is in the box below the buttons: copy it from there; ${what}.`)
     this.emit('update', this.#detail())
   }
 
