@@ -150,3 +150,33 @@ def test_without_javascript_the_lab_page_draws_hindi_too(open_page: OpenPage) ->
     assert page.locator("main svg.wk-hm-svg text[lang='hi']").count() == 2 * 9
     assert page.locator("main table.wk-hm-table caption").is_visible()
     assert site.scroll_width() <= 360
+
+
+def test_on_a_phone_the_count_the_stale_map_and_the_larger_map(open_page: OpenPage) -> None:
+    """The live count against the limits (a long paste is not cut: it is counted and refused in
+    words), an old error gone once the box changes, a note that the map is the previous
+    sentence's, and a larger map to tap past 12 tokens."""
+    site = open_page(PAGE, buyer=True)
+    site.allow(r"status of 400|HTTP 400")  # the long paste is refused, on purpose
+    page = site.page
+    shown = page.locator("#w7-text").input_value()
+    count = page.locator(t("count"))
+    assert count.is_visible() and f"{len(shown)} of 250 characters" in count.inner_text()
+    long = "tea " * 75  # 300 characters, 299 once its end is trimmed
+    page.fill("#w7-text", long)
+    assert page.locator("#w7-text").input_value() == long  # not cut at 250
+    assert "299 of 250 characters: 49 too many" in count.inner_text()
+    page.press("#w7-text", "Enter")
+    error = page.locator("#w7-error")
+    error.wait_for(state="visible", timeout=15000)
+    assert "299 characters" in error.inner_text()
+    stale = page.locator(t("stale"))
+    assert stale.is_visible() and shown in stale.inner_text()
+    page.fill("#w7-text", "")
+    assert error.is_hidden()  # the error was about the text that is gone
+    # the larger map: cells of 32 px, in a box that scrolls
+    before = float(page.locator(f"{t('map')} rect[data-r]").first.get_attribute("width"))
+    page.click(t("zoom"))
+    assert page.locator(t("zoom")).get_attribute("aria-pressed") == "true"
+    assert float(page.locator(f"{t('map')} rect[data-r]").first.get_attribute("width")) == 32
+    assert before < 32 and site.scroll_width() <= 360

@@ -179,6 +179,7 @@ def render(opts: dict[str, Any], ctx: WidgetContext) -> str:
         state,
         _form(uid, ex["sentence"], layer, head),
         h("p", class_="al-error", target="error", role="alert", hidden=True, id=f"{uid}-error"),
+        h("p", class_="al-stale", target="stale", hidden=True),
         h("p", _lead(layer, head, sink), class_="al-nojs-note", nojs=True),
         _tokens(uid),
         _figures(uid, run.tokens, units, layer, head),
@@ -216,8 +217,10 @@ def _form(uid: str, sentence: str, layer: int, head: int) -> kit.HTML:
         h("label", "Your sentence", for_=f"{uid}-text", class_="al-label"),
         h("span", limit, id=f"{uid}-limit", class_="al-limit"),
         h("input", type="text", id=f"{uid}-text", name="text", value=sentence, target="text",
-          maxlength=str(MAX_CHARS), required=True, autocomplete="off", spellcheck="false",
-          aria_describedby=f"{uid}-limit"),
+          required=True, autocomplete="off", spellcheck="false",
+          aria_describedby=f"{uid}-limit {uid}-count"),
+        # no maxlength: a longer paste is not cut silently; the count says how far over it is
+        h("span", id=f"{uid}-count", class_="al-count", target="count", js=True),
         h(
             "div",
             _select(uid, "layer", "Layer", LAYERS, layer),
@@ -350,6 +353,8 @@ def _live(uid: str) -> kit.HTML:
           aria_expanded="false", aria_controls=f"{uid}-grid"),
         h("button", "Share link", type="button", class_="wk-button", target="share"),
         h("button", "Save map as SVG", type="button", class_="wk-button", target="export"),
+        h("button", "Larger map", type="button", class_="wk-button", target="zoom",
+          aria_pressed="false"),
         parts.switch(uid, "toy", "toy model (§3's weights)"),
         class_="al-tools",
     )  # fmt: skip

@@ -66,12 +66,15 @@ export class AttentionLabElement extends WidgetElement {
   #answers = new Map() // the API's answers, by request
   #asked = 0 // the newest request (older answers are dropped)
   #gridFor = '' // the sentence the thumbnails show
+  #zoom = false // a larger map: cells big enough to tap past 12 tokens
 
   upgrade(s) {
     this.on('submit', 'form', (form, e) => {
       e.preventDefault()
       this.#ask()
     })
+    this.on('input', 'text', () => this.#typing())
+    this.on('click', 'zoom', () => this.#setZoom(!this.#zoom))
     this.on('change', 'layer', () => this.#ask())
     this.on('change', 'head', () => this.#ask())
     this.on('change', 'view', (r) => this.#setView(r.value))
@@ -168,6 +171,7 @@ export class AttentionLabElement extends WidgetElement {
     } catch (problem) {
       if (asked !== this.#asked) return
       this.#refuse(problem.error || 'The lab could not answer.', problem.field)
+      this.#stale()
       this.emit('update', this.#detail())
     } finally {
       if (asked === this.#asked) this.#busy(false)
@@ -178,12 +182,54 @@ export class AttentionLabElement extends WidgetElement {
     this.target('figures').setAttribute('aria-busy', on ? 'true' : 'false')
   }
 
+  /** While the learner types: the count against the limits, live; an old error goes once the
+   * text it was about has changed (the map stays, marked as the last sentence shown). */
+  #typing() {
+    const text = this.target('text').value
+    this.#count(text)
+    if (!this.target('error').hidden) this.#refuse('')
+    this.#stale()
+  }
+
+  #count(text) {
+    const {characters, tokens} = this.state.limits
+    const n = [...text.trim()].length
+    const last = this.#data && !this.#data.toy ? this.#data.tokens.length : null
+    const over = n > characters
+    const parts = [`${n} of ${characters} characters${over ? `: ${n - characters} too many` : ''}`]
+    if (last != null) parts.push(`the map below has ${last} of at most ${tokens} tokens`)
+    const box = this.target('count')
+    write(box, parts.join('; ') + '.')
+    box.classList.toggle('al-over', over)
+  }
+
+  /** A note over the map when it is not the sentence in the box (after an error, or while the
+   * box holds other text): which sentence the map is of. */
+  #stale() {
+    const d = this.#data
+    const note = this.target('stale')
+    const typed = this.target('text').value.trim()
+    const old = d && !d.toy && d.sentence !== typed
+    note.hidden = !old
+    if (old) write(note, `The map is still the last one drawn, for “${d.sentence}”.`)
+  }
+
+  #setZoom(on) {
+    this.#zoom = on
+    const button = this.target('zoom')
+    button.setAttribute('aria-pressed', String(on))
+    if (this.#data) this.#drawMap()
+    this.#marks()
+    this.say(on ? 'Larger map: scroll it sideways.' : 'The map fits the screen again.')
+    this.emit('update', this.#detail())
+  }
+
   #refuse(message, field = 'text') {
     const box = this.target('error')
     const input = this.target('text')
     write(box, message)
     box.hidden = !message
-    const described = `${this.id}-limit` + (message ? ` ${box.id}` : '')
+    const described = `${this.id}-limit ${this.id}-count` + (message ? ` ${box.id}` : '')
     input.setAttribute('aria-describedby', described)
     if (message && field === 'text') input.setAttribute('aria-invalid', 'true')
     else input.removeAttribute('aria-invalid')
@@ -211,6 +257,8 @@ export class AttentionLabElement extends WidgetElement {
     else this.show(line)
     this.#neuron()
     if (!this.target('grid').hidden && !d.toy) this.#thumbnails()
+    this.#count(this.target('text').value)
+    this.#stale()
     this.emit('update', this.#detail())
   }
 
@@ -251,6 +299,7 @@ export class AttentionLabElement extends WidgetElement {
   }
 
   #cell(n) {
+    if (this.#zoom) return 32 // past 12 tokens the fitted cells are too small to tap
     const room = (this.target('figures').clientWidth || 300) - 90
     return Math.max(12, Math.min(28, Math.floor(room / n)))
   }
