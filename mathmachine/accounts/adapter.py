@@ -16,6 +16,7 @@ from typing import Any, ClassVar
 from allauth.account.adapter import DefaultAccountAdapter
 from allauth.core import context
 from allauth.core.internal import ratelimit
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.sites.shortcuts import get_current_site
 from django.http import HttpRequest
@@ -83,7 +84,12 @@ class AccountAdapter(DefaultAccountAdapter):
         """allauth's, and if the mail server was down (the message waits in the outbox,
         mathmachine/mail), a sign-up is told that the email will follow."""
         request = context.request
-        ctx = {"request": request, "email": email, "current_site": get_current_site(request)}
+        ctx = {
+            "request": request,
+            "email": email,
+            "current_site": get_current_site(request),
+            "course_name": settings.COURSE_NAME,  # our own templates speak in the site's name
+        }
         ctx.update(context_)
         message = self.render_mail(template_prefix, email, ctx)
         message.send()

@@ -29,6 +29,13 @@ def test_sign_up_by_email_hashes_with_argon2_and_signs_in_by_the_link(
     assert _signed_in(client)
     assert len(mail.outbox) == 1
     assert "asha@example.com" in mail.outbox[0].to
+    # in the site's voice, like the receipt (not allauth's "Hello from 127.0.0.1 … user …")
+    message = mail.outbox[0]
+    assert message.subject == "[The Math Behind the Machine] Confirm your email address"
+    assert message.body.startswith("Welcome to The Math Behind the Machine.")
+    assert "brings you back to the page you were on" in message.body
+    for stock in ("Hello from", "has given your email address", "Thank you for using", "user "):
+        assert stock not in message.body, stock
 
 
 def test_sign_up_form_asks_for_email_not_username(client: Client) -> None:
