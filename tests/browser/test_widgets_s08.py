@@ -234,7 +234,16 @@ def test_widget_11_the_try_walk_by_keyboard(open_page: OpenPage, axe: Axe) -> No
     for _ in range(n - m):
         page.keyboard.press("ArrowRight")
     assert dial_shown(page, 0, n - m) == first
-    assert page.locator(f'{W11} [data-target="back"]').is_disabled()
+    back = page.locator(f'{W11} [data-target="back"]')
+    assert back.get_attribute("aria-disabled") == "true"  # m is at 0: nothing to move back
+    tab_to(page, f'{W11} [data-target="back"]', backwards=True)
+    page.keyboard.press("Enter")  # says why, changes nothing, keeps the focus
+    assert dial_shown(page, 0, n - m) == first
+    assert page.evaluate("document.activeElement.dataset.target") == "back"
+    live = page.locator(f'{W11} [data-target="live"]').inner_text()
+    assert live == (
+        "Both cannot move: one of them is at the first place, 0. Move it with its slider."
+    )
     assert page.evaluate("document.getAnimations().length") == 0
     assert axe(page, W11) == []
     assert page.evaluate("document.documentElement.scrollWidth") <= 360

@@ -9,7 +9,8 @@
 // The numbers come from position-math.js's rotaryPair (held to mathmachine.engine.order by
 // golden vectors); this file prints them and places the arrows (pixels from the entries).
 // Keyboard: native range inputs (each with an aria-valuetext) and buttons. Nothing animates.
-// Events (bubbling): "rotary-dial:update", detail {m, n, score, offset}.
+// Events (bubbling): "rotary-dial:update", detail {m, n, score, offset} (score null when a
+// move-both button at the edge changed nothing).
 import {WidgetElement, write} from './kit.js';
 import {radians, rotaryPair} from './position-math.js';
 import {dec, plain, vec} from './printing.js';
@@ -30,7 +31,14 @@ export class RotaryDialElement extends WidgetElement {
 
   #set(m, n, both) {
     const last = this.state.last
-    if (m < 0 || n < 0 || m > last || n > last) return
+    if (m < 0 || n < 0 || m > last || n > last) {
+      // a move-both button at the edge: it stays focusable (aria-disabled), says why, and
+      // changes nothing
+      const edge = m < 0 || n < 0 ? 'first place, 0' : `last place, ${last}`
+      this.say(`Both cannot move: one of them is at the ${edge}. Move it with its slider.`)
+      this.emit('update', {m: this.#m, n: this.#n, score: null, offset: this.#n - this.#m})
+      return
+    }
     this.#m = m
     this.#n = n
     this.#draw(both)
@@ -47,8 +55,8 @@ export class RotaryDialElement extends WidgetElement {
     write(this.target('n-value'), String(n))
     this.target('m').setAttribute('aria-valuetext', `query at position ${m}, turned ${m * s.deg} degrees`)
     this.target('n').setAttribute('aria-valuetext', `key at position ${n}, turned ${n * s.deg} degrees`)
-    this.target('back').disabled = Math.min(m, n) <= 0
-    this.target('on').disabled = Math.max(m, n) >= s.last
+    this.target('back').setAttribute('aria-disabled', String(Math.min(m, n) <= 0))
+    this.target('on').setAttribute('aria-disabled', String(Math.max(m, n) >= s.last))
     write(this.target('m-text'), String(m))
     write(this.target('n-text'), String(n))
     write(this.target('m-deg'), String(m * s.deg))
