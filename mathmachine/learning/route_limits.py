@@ -19,15 +19,18 @@ lab above all: a model run, tens of milliseconds of CPU a request).
 
 from __future__ import annotations
 
+import hashlib
 import math
+import re
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 
 from django.conf import settings
 from django.core.cache import cache
-from django.http import HttpRequest
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.utils.cache import patch_cache_control
 
 from mathmachine.web.clientip import client_ip
 
@@ -63,14 +66,22 @@ def limits() -> tuple[int, int]:
     return int(conf.get("learner", PER_LEARNER)), int(conf.get("address", PER_ADDRESS))
 
 
+def learner_key(request: HttpRequest) -> str:
+    """Who is asking, read without the database: a digest of the session cookie ("" without
+    one). The routes' gate lets only signed-in buyers in, each with their session; a made-up
+    cookie gets a count of its own and then the gate's 403, and its address is counted too."""
+    session = request.COOKIES.get(settings.SESSION_COOKIE_NAME, "")
+    return hashlib.sha256(session.encode()).hexdigest()[:24] if session else ""
+
+
 def wait_seconds(request: HttpRequest) -> int | None:
     """None when this request is within the limits (and counted); else the seconds to wait."""
     per_learner, per_address = limits()
     now = time.time()
-    user = getattr(request, "user", None)
+    learner = learner_key(request)
     waits = []
-    if user is not None and user.is_authenticated:
-        waits.append(_count("learner", str(user.pk), per_learner, now))
+    if learner:
+        waits.append(_count("learner", learner, per_learner, now))
     waits.append(_count("address", client_ip(request), per_address, now))
     found = [w for w in waits if w is not None]
     return max(found) if found else None
@@ -79,13 +90,13 @@ def wait_seconds(request: HttpRequest) -> int | None:
 @contextmanager
 def in_flight(request: HttpRequest) -> Iterator[bool]:
     """Count this request among its learner's requests in flight (in the shared cache) while
-    it runs; yields False, counting nothing, when they already have IN_FLIGHT running. A
-    learner not signed in is not counted (the routes' gate lets only buyers in)."""
-    user = getattr(request, "user", None)
-    if user is None or not user.is_authenticated:
+    it runs; yields False when they already have IN_FLIGHT running. A request without a
+    session is not counted (the routes' gate lets only signed-in buyers in)."""
+    learner = learner_key(request)
+    if not learner:
         yield True
         return
-    key = f"routes-inflight:{user.pk}"
+    key = f"routes-inflight:{learner}"
     cache.add(key, 0, IN_FLIGHT_SECONDS)
     running = cache.incr(key)
     try:
@@ -148,3 +159,45 @@ class Slots:
 
 
 SLOTS = Slots(RUNNING, WAITING, WAIT_SECONDS)
+
+
+# The widgets' server routes (learning/urls.py): the lab's first address and the kit's.
+_ROUTE_PATH = re.compile(r"^/units/[^/]+/(?:lab/attention|widgets/[^/]+)/$")
+
+
+class RouteLimitMiddleware:
+    """Turns away a POST to a widget's server route over its limits before anything else is
+    done for it (no session read, no database query, no CSRF or template work), so that one
+    buyer on many connections, refused, costs the server little: the rate limits per session
+    and per address, then IN_FLIGHT, each a 429 with a message and Retry-After. Installed
+    early in settings.MIDDLEWARE; the page without JavaScript is limited in its view."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        if request.method != "POST" or not _ROUTE_PATH.match(request.path_info):
+            return self.get_response(request)
+        wait = wait_seconds(request)
+        if wait is not None:
+            return _refused(too_fast_message(_what(request.path_info), wait), wait)
+        with in_flight(request) as allowed:
+            if not allowed:
+                return _refused(ONE_AT_A_TIME_MESSAGE, 1)
+            return self.get_response(request)
+
+
+def _what(path: str) -> str:
+    from .widget_api import ROUTES
+
+    name = "attention-lab" if "/lab/attention/" in path else path.rstrip("/").rsplit("/", 1)[-1]
+    route = ROUTES.get(name)
+    return route.what if route else "This widget"
+
+
+def _refused(message: str, wait: int) -> HttpResponse:
+    response = JsonResponse({"error": message}, status=429)
+    patch_cache_control(response, private=True, no_store=True)
+    response["Vary"] = "Cookie"
+    response["Retry-After"] = str(wait)
+    return response

@@ -445,20 +445,12 @@ def widget_api(request: HttpRequest, unit_slug: str, widget: str) -> HttpRespons
         return _json_error(f"Unit {unit.number} has no server route for {widget!r}.", 404)
     if not any(selectors.section_access(user=request.user, unit=unit, section=s) for s in sections):
         return _json_error(widget_api_routes.locked_message(route, sections[0]), 403)
-    wait = route_limits.wait_seconds(request)
-    if wait is not None:
-        response = _json_error(route_limits.too_fast_message(route.what, wait), 429)
-        response["Retry-After"] = str(wait)
-        return response
+    # The rate limits and the requests in flight were counted before this view (the routes'
+    # middleware, route_limits.RouteLimitMiddleware); here, the process's share.
     asked = widget_api_routes.ASKER.set(_asker(request))
     try:
-        with route_limits.in_flight(request) as allowed:
-            if not allowed:
-                response = _json_error(route_limits.ONE_AT_A_TIME_MESSAGE, 429)
-                response["Retry-After"] = "1"
-                return response
-            with route_limits.SLOTS.slot():
-                payload = route.answer()(request.POST)
+        with route_limits.SLOTS.slot():
+            payload = route.answer()(request.POST)
     except widget_api_routes.WidgetInputError as exc:
         return _json_error(str(exc), 400, field=exc.field)
     except route_limits.Busy:

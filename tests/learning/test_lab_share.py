@@ -29,6 +29,7 @@ from typing import Any
 
 import pytest
 from allauth.account.models import EmailAddress
+from django.conf import settings as django_settings
 from django.contrib.auth import get_user_model
 from django.test import Client
 from django.utils.html import escape
@@ -81,7 +82,8 @@ def _post(client: Client, **data: str) -> Any:
 # -- item 7: what one learner sends is kept for them alone ---------------------------------------
 
 
-def test_another_learners_repeat_is_no_faster(monkeypatch, lab_cache: None) -> None:
+def test_another_learners_repeat_is_no_faster(monkeypatch, lab_cache: None, unit18: Any) -> None:
+    # unit18: compiled before counting (compiling §6 runs the model for its own sentence)
     model = load_minilm()
     calls: list[str] = []
     real = model.run
@@ -163,6 +165,19 @@ def test_a_learner_over_the_limit_gets_429_with_a_message(settings: Any) -> None
     assert _post(_buyer("ravi@example.com")).status_code == 200
 
 
+def test_a_refusal_costs_no_database_query(settings: Any) -> None:
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    settings.ROUTE_LIMITS = {"learner": 1, "address": 1000}
+    buyer = _buyer("asha@example.com")
+    assert _post(buyer).status_code == 200
+    with CaptureQueriesContext(connection) as queries:
+        refused = _post(buyer, head="2")
+    assert refused.status_code == 429 and refused["Cache-Control"] == "private, no-store"
+    assert len(queries) == 0  # turned away before the session and the database
+
+
 def test_one_address_over_its_limit_gets_429(settings: Any) -> None:
     settings.ROUTE_LIMITS = {"learner": 1000, "address": 4}
     one, two = _buyer("asha@example.com"), _buyer("ravi@example.com")
@@ -176,14 +191,15 @@ def test_one_learner_has_at_most_two_requests_in_flight() -> None:
     from django.core.cache import cache
 
     buyer = _buyer("asha@example.com")
-    user_id = buyer.session["_auth_user_id"]
+    session = buyer.cookies[django_settings.SESSION_COOKIE_NAME].value
+    key = "routes-inflight:" + hashlib.sha256(session.encode()).hexdigest()[:24]
     assert _post(buyer).status_code == 200
-    assert cache.get(f"routes-inflight:{user_id}") == 0  # counted while it ran, then not
-    cache.set(f"routes-inflight:{user_id}", 2, 30)  # two of hers are running elsewhere
+    assert cache.get(key) == 0  # counted while it ran, then not
+    cache.set(key, 2, 30)  # two of hers are running elsewhere
     third = _post(buyer, head="2")
     assert third.status_code == 429 and third["Retry-After"] == "1"
     assert third.json() == {"error": route_limits.ONE_AT_A_TIME_MESSAGE}
-    assert cache.get(f"routes-inflight:{user_id}") == 2
+    assert cache.get(key) == 2
     assert _post(_buyer("ravi@example.com")).status_code == 200  # others are not held back
 
 

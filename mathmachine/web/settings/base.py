@@ -45,6 +45,8 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    # A widget's server route over its limits is refused here, before sessions and the database.
+    "mathmachine.learning.route_limits.RouteLimitMiddleware",
     "mathmachine.web.formcharset.FormCharsetMiddleware",  # before anything reads a form
     "mathmachine.web.compression.GZipMiddleware",  # Django's, at level 4 (cheaper)
     "django.contrib.sessions.middleware.SessionMiddleware",
