@@ -334,6 +334,27 @@ class LearnerUnit:
     continue_at: int
 
     @property
+    def open_all_answered(self) -> bool:
+        """Every check and problem of every written section open to this learner is answered."""
+        readable = [s for s in self.unit.sections if s.published and s.number in self.open_numbers]
+        return bool(readable) and all(
+            c.id in self.progress.answered for s in readable for c in s.gradables
+        )
+
+    @property
+    def next_locked(self) -> int | None:
+        """The first written section after ``continue_at`` this learner may not open yet (where
+        a learner who has done the free preview goes next: its page says what it holds)."""
+        return next(
+            (
+                s.number
+                for s in self.unit.sections
+                if s.published and s.number > self.continue_at and s.number not in self.open_numbers
+            ),
+            None,
+        )
+
+    @property
     def written_reached(self) -> int:
         """Written sections this learner has reached (a visit to a placeholder is not one)."""
         return len(self.progress.sections_reached & set(self.contents.written))

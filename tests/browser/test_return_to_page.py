@@ -72,3 +72,19 @@ def test_a_next_off_this_site_is_not_followed(open_page: OpenPage, hostile: str)
     assert header == "/accounts/signup/"  # the header does not pass it on
     _sign_in(site.page, "asha@example.com")
     expect(site.page).to_have_url(re.compile(r"/your-learning/$"))
+
+
+def test_the_signed_in_header_at_360_px(open_page: OpenPage) -> None:
+    """Signed in, the header is two short lines at 360 px: "Your learning" on one line, and
+    "Sign out" the quietest item (it was the header's loudest button, the header ~130 px)."""
+    site = open_page(f"/units/{UNIT}/1/", buyer=True)
+    page = site.page
+    header = page.locator("header.site-header").bounding_box()
+    assert header is not None and header["height"] < 112, header
+    mine = page.get_by_role("link", name="Your learning")
+    line = mine.evaluate("a => parseFloat(getComputedStyle(a).lineHeight)")
+    assert mine.bounding_box()["height"] < 44 + line / 2  # one line (44 px tall to tap)
+    out = page.get_by_role("button", name="Sign out")
+    assert out.evaluate("b => getComputedStyle(b).backgroundColor") == "rgba(0, 0, 0, 0)"
+    assert out.bounding_box()["height"] >= 44
+    assert site.scroll_width() <= 360

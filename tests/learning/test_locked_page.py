@@ -63,3 +63,20 @@ def test_a_section_being_written_points_to_the_next_written_one(
         f"The next section you can read is §{following.number} {following.title}, part of the "
         "paid unit." in _text(body).replace(" ,", ",").replace(" .", ".")
     )
+
+
+def test_an_anonymous_learner_who_finished_section_1_is_sent_on(
+    client: Client, unit18: CompiledUnit
+) -> None:
+    """Every check of §1 answered, not a buyer: the unit page and the home page send them on to
+    §2 (whose page says what it holds, with the offer), not "Continue at §1"."""
+    from .conftest import JSON, check_url
+
+    for check in unit18.section(1).gradables:
+        answer = [f.answer_text for f in check.fields]
+        sent = client.post(check_url(check.id), {"answer": answer}, **JSON)
+        assert sent.status_code == 200 and sent.json()["correct"], check.id
+    for page in (f"/units/{UNIT}/", "/"):
+        body = client.get(page).content.decode()
+        assert "Continue at §1" not in body, page
+        assert f'href="/units/{UNIT}/2/">Free preview done: on to §2</a>' in body, page
