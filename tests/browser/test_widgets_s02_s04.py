@@ -203,6 +203,13 @@ def test_self_attention_calculator_try_walk_by_keyboard(open_page: OpenPage, axe
     page.keyboard.type("99")
     assert page.locator(wk).get_attribute("aria-invalid") == "true"
     assert "Type a number from −9 to 9" in page.locator(t(SA, "status")).inner_text()
+    # told right under its own grid, and the input points to the message (on a phone the
+    # status line is at the bottom of the widget, off the screen)
+    note = page.locator(f'{SA} [data-target~="entry-error"][data-m="W_K"]')
+    assert note.is_visible() and "Type a number from −9 to 9" in note.inner_text()
+    assert page.locator(wk).get_attribute("aria-describedby") == note.get_attribute("id")
+    box, grid = note.bounding_box(), page.locator(wk).bounding_box()
+    assert 0 < box["y"] - grid["y"] < 200  # just below the entry
     wk2[0, 0] = 9.0
     st9 = self_attention_steps(SAX["X"], SAX["W_Q"], wk2, SAX["W_V"])
     assert stage_values(page, "weights") == [fmt(x) for x in st9.weights.ravel()]

@@ -246,6 +246,16 @@ def _inputs_live(
                     h("span", _shape(a), class_="sa-shape"),
                 ),
                 h("div", cells, class_=f"sa-grid sa-cols-{a.shape[1]}"),
+                # a bad entry is told here, under its own grid (not in the status line at the
+                # bottom of the widget, off a phone's screen)
+                h(
+                    "p",
+                    class_="sa-entry-error",
+                    target="entry-error",
+                    data_m=name,
+                    id=f"{uid}-{name}-error",
+                    hidden=True,
+                ),
                 class_="sa-input",
             )
         )

@@ -69,15 +69,24 @@ export class SelfAttentionCalculatorElement extends WidgetElement {
   #edit(el, final = false) {
     const v = el.value.trim() === '' ? NaN : Number(el.value)
     const {min, max} = this.state.entry
+    const note = this.targets('entry-error').find((p) => p.dataset.m === el.dataset.m)
     if (!Number.isFinite(v) || v < min || v > max) {
       el.setAttribute('aria-invalid', 'true')
       const message = `Type a number from ${plain(min)} to ${plain(max)}; the last good value is used.`
+      if (note) {
+        write(note, message)
+        note.hidden = false
+        el.setAttribute('aria-describedby', note.id)
+      }
       if (final) this.say(message)
       else this.show(message)
       this.emit('update', {step: this.#step, invalid: el.dataset.m, result: this.#result})
       return
     }
     el.removeAttribute('aria-invalid')
+    el.removeAttribute('aria-describedby')
+    const grid = el.closest('fieldset')
+    if (note && !grid?.querySelector('[aria-invalid="true"]')) note.hidden = true
     this.#m[el.dataset.m][el.dataset.r][el.dataset.c] = v
     this.#draw()
   }
