@@ -30,6 +30,7 @@ from django.db import IntegrityError, transaction
 from mathmachine.coursebook.widgets import _parts as parts
 from mathmachine.engine import shares_rounded
 from mathmachine.engine.pretrained import MODEL_SHA256
+from mathmachine.printing import dec
 
 from . import lab
 from .models import SharedMap
@@ -146,7 +147,7 @@ def looks_most(row: SharedMap) -> list[tuple[str, str, str]]:
     out = []
     for t, r in zip(row.tokens, row.units, strict=True):
         j = max(range(len(r)), key=lambda k: (r[k], -k))
-        out.append((token_label(t), token_label(row.tokens[j]), f"{r[j] / 1000:.3f}"))
+        out.append((token_label(t), token_label(row.tokens[j]), dec(r[j] / 1000)))
     return out
 
 

@@ -14,6 +14,7 @@ from django.views.decorators.http import require_GET
 
 from mathmachine.coursebook.html import text_html
 from mathmachine.coursebook.widgets.attention_lab import head_map
+from mathmachine.printing import dec
 from mathmachine.web.clientip import client_ip
 
 from . import selectors, shared
@@ -79,7 +80,7 @@ def shared_map(request: HttpRequest, unit_slug: str, token: str) -> HttpResponse
         "figure": mark_safe(figure),
         "picture_url": request.build_absolute_uri(picture),
         "page_url": request.build_absolute_uri(request.path),
-        "sink": f"{row.sink:.2f}",
+        "sink": dec(row.sink, 2),
         "may_open_lab": selectors.section_access(user=request.user, unit=unit, section=section),
     }
     return _private(render(request, "learning/lab_shared.html", context))
