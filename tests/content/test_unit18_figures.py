@@ -144,7 +144,9 @@ def test_check_2_and_the_proof(figs: dict[str, str]) -> None:
 
 def test_printed_negatives_use_a_real_minus_and_nothing_is_blank(figs: dict[str, str]) -> None:
     for name, text in figs.items():
-        assert text.strip(), name
+        # kept() (figures/variants.py) is a solution's last words when its by-hand and exact
+        # answers print differently, and nothing when they agree: the one figure that may be blank
+        assert text.strip() or name.endswith("_kept"), name
         assert "-" not in text, f"{name} prints a hyphen for a minus: {text!r}"
 
 
