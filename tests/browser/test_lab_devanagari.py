@@ -180,3 +180,16 @@ def test_on_a_phone_the_count_the_stale_map_and_the_larger_map(open_page: OpenPa
     assert page.locator(t("zoom")).get_attribute("aria-pressed") == "true"
     assert float(page.locator(f"{t('map')} rect[data-r]").first.get_attribute("width")) == 32
     assert before < 32 and site.scroll_width() <= 360
+
+
+def test_the_thumbnails_show_their_head_numbers(open_page: OpenPage) -> None:
+    site = open_page(PAGE, buyer=True)
+    page = site.page
+    page.click(t("all"))
+    page.wait_for_function("() => document.querySelectorAll('#w7 .al-thumb').length === 72")
+    label = page.locator("#w7 .al-thumb >> nth=4").locator("span").first
+    assert label.inner_text() == "H5" and label.is_visible()
+    ink, paper = label.evaluate(
+        "s => [getComputedStyle(s).color, getComputedStyle(s.closest('button')).backgroundColor]"
+    )
+    assert ink != paper and ink != "rgb(255, 255, 255)"  # readable, not white on white
