@@ -84,6 +84,7 @@ def section_detail(request: HttpRequest, unit_slug: str, number: int) -> HttpRes
             "toc_html": partial(toc_html, unit=unit, toc=toc, current=section),
             "next_written": next_written,
             "next_written_open": bool(next_written and is_open[next_written.number]),
+            "sent_problems": _sent_problems(section, request.GET),
         }
         return _private(render(request, "learning/locked.html", context))
     # A plain read makes no learner (no session row, no visit row): the anonymous token is made
@@ -215,6 +216,17 @@ def _kept_attempts(
     if message:
         return {check_id: Attempt(typed, Grade(False, False, (), (), message))}
     return {check_id: Attempt(typed, grade(check, list(typed)), bool(item.get("kept_right")))}
+
+
+def _sent_problems(section: CompiledSection, query: Any) -> list[dict[str, object]]:
+    """The problems of a locked section a link's ``?seed-ID=N`` names (a friend's "fresh
+    numbers" link): their titles and sets, for the locked page to say what was sent."""
+    out: list[dict[str, object]] = []
+    for check in section.problems:
+        seed = parse_seed(query.get(f"seed-{check.id}"))
+        if check.variant is not None and seed is not None:
+            out.append({"title": check.title, "seed": seed})
+    return out
 
 
 def _section_url(

@@ -80,3 +80,16 @@ def test_an_anonymous_learner_who_finished_section_1_is_sent_on(
         body = client.get(page).content.decode()
         assert "Continue at §1" not in body, page
         assert f'href="/units/{UNIT}/2/">Free preview done: on to §2</a>' in body, page
+
+
+def test_a_friends_fresh_numbers_link_says_what_was_sent(
+    client: Client, unit18: CompiledUnit
+) -> None:
+    problem = unit18.section(15).problems[0]
+    body = client.get(f"{section_url(15)}?seed-{problem.id}=4242&seed-nope=3").content.decode()
+    assert "This link opens" in body and f"<strong>{problem.title}</strong>" in body
+    assert (
+        "set 4242 of fresh numbers" in body and "nope" not in body.split("This link opens")[1][:300]
+    )
+    assert f"next=%2Funits%2F{UNIT}%2F15%2F%3Fseed-{problem.id}%3D4242" in body  # comes back
+    assert "This link opens" not in client.get(section_url(15)).content.decode()
