@@ -14,6 +14,7 @@ size; the logs leave out query strings. Sign-in limits hold with the lab's cache
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import re
 import secrets
@@ -141,6 +142,18 @@ def test_the_access_logs_leave_the_query_out() -> None:
     log_format = re.search(r"log_format timed (.+?);", nginx, re.S)
     assert log_format and "$uri" in log_format.group(1)
     assert not re.search(r"\$request\b|\$request_uri|\$args|\$query_string", log_format.group(1))
+
+
+def test_nginx_turns_a_flood_of_route_requests_away_in_the_apps_shape() -> None:
+    nginx = (REPO / "deploy" / "nginx.conf.in").read_text()
+    block = re.search(r"location ~ \^/units/.*?lab/attention.*?\{(.*?)\}", nginx, re.S)
+    assert block, "no location for the widgets' server routes"
+    assert "limit_req zone=routes" in block.group(1) and "limit_conn routes_conn" in block.group(1)
+    refused = re.search(r"location @routes_refused \{(.*?)\n        \}", nginx, re.S)
+    assert refused and "application/json" in refused.group(1)
+    body = re.search(r"return 429 '(.*)';", refused.group(1))
+    assert body and json.loads(body.group(1))["error"].startswith("Too many requests")
+    assert "limit_req_status 429;" in nginx and "limit_conn_status 429;" in nginx
 
 
 # -- item 2: limits and a bounded share of the process -------------------------------------------
