@@ -91,6 +91,16 @@ from .layers import (
 )
 from .lookback import LookBack, alignment_map, context_gradient, context_vector, look_back
 from .lookup import HardLookup, SoftLookup, hard_lookup, lookup_limit, soft_lookup
+from .masking import (
+    KVCacheSteps,
+    MaskedSteps,
+    allowed_pairs,
+    kv_cache_steps,
+    masked_self_attention_steps,
+    masked_softmax,
+    projected_rows,
+    teacher_forcing_pairs,
+)
 from .order import (
     RotaryPair,
     ShuffleTest,
@@ -136,8 +146,10 @@ __all__ = [
     "DotProductSamples",
     "HardLookup",
     "Histogram",
+    "KVCacheSteps",
     "LayerNormSteps",
     "LookBack",
+    "MaskedSteps",
     "MultiHeadSteps",
     "OnlineStep",
     "ResidualGradient",
@@ -149,6 +161,7 @@ __all__ = [
     "WeightCount",
     "additive_scores",
     "alignment_map",
+    "allowed_pairs",
     "attention",
     "attention_backward",
     "attention_forward",
@@ -194,6 +207,7 @@ __all__ = [
     "init_mha_params",
     "kv_cache_bytes",
     "kv_cache_count",
+    "kv_cache_steps",
     "layer_norm",
     "layer_norm_backward",
     "layer_norm_forward",
@@ -204,6 +218,8 @@ __all__ = [
     "log_softmax",
     "look_back",
     "lookup_limit",
+    "masked_self_attention_steps",
+    "masked_softmax",
     "merge_heads",
     "model_weight_count",
     "mulberry32",
@@ -220,6 +236,7 @@ __all__ = [
     "pe_dot_terms",
     "pe_frequencies",
     "pe_shift_matrix",
+    "projected_rows",
     "relative_position_bias",
     "relative_position_bias_backward",
     "relative_position_bias_forward",
@@ -249,6 +266,7 @@ __all__ = [
     "softmax_jacobian",
     "softmax_slope",
     "split_heads",
+    "teacher_forcing_pairs",
     "tiled_attention",
     "transformer_block",
     "transformer_block_backward",

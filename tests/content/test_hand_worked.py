@@ -201,6 +201,22 @@ def p12_exact(f: Figures) -> list[str]:
     return [typed(turn(vec(f["q"]), int(f["m"]) * deg) @ turn(vec(f["k"]), int(f["n"]) * deg), 2)]
 
 
+def p15_as_printed(f: Figures) -> list[str]:
+    e = vec(f["exps"])
+    return [typed(np.append(e / num(f["total"]), 0.0))]
+
+
+def p15_own(f: Figures) -> list[str]:
+    e = vec(f["exps"])
+    return [typed(np.append(e / rounded(e.sum()), 0.0))]
+
+
+def p15_exact(f: Figures) -> list[str]:
+    s = vec(f["scores"])
+    e = np.exp(s[:3] - s[:3].max())
+    return [typed(np.append(e / e.sum(), 0.0))]
+
+
 # problem -> (variant function, the figures each path reads, {path name: path})
 PROBLEMS: dict[str, tuple[str, tuple[str, ...], dict[str, Path_]]] = {
     "p15-soft-weights": (
@@ -258,6 +274,11 @@ PROBLEMS: dict[str, tuple[str, tuple[str, ...], dict[str, Path_]]] = {
         "layer_norm_affine",
         ("centred", "std", "normalised"),
         {"as printed": p13_as_printed, "own sums": p13_own, "every digit": p13_exact},
+    ),
+    "p15-masked-row": (
+        "masked_row",
+        ("exps", "total"),
+        {"as printed": p15_as_printed, "own sums": p15_own, "every digit": p15_exact},
     ),
 }
 PATHS = ("as printed", "own sums", "every digit")
