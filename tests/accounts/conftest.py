@@ -10,6 +10,7 @@ from django.contrib.auth import get_user_model
 from django.core import mail
 from django.core.cache import cache
 from django.test import Client
+from unit_states import complete_content, unit_state  # noqa: F401 (fixtures)
 
 PASSWORD = "a long test password 42"
 

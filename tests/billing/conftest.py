@@ -33,6 +33,7 @@ from billing_support import (  # noqa: E402
     rzp_id,
 )
 from support import paid_order_create  # noqa: E402
+from unit_states import complete_content, unit_state  # noqa: E402, F401 (fixtures)
 
 
 @pytest.fixture

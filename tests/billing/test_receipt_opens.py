@@ -1,7 +1,8 @@
 """Issue 7: the receipt (page and email) says what the purchase opens today, from the compiled
 unit: everything written, which sections are still being written, the plan as the plan; and
 for the bundle, which paid units exist. Never "Every section of Unit 18 is open to you" while
-sections are unwritten."""
+sections are unwritten. Issue 15: once the unit is complete (a complete copy of it here), the
+receipt says so, with what the whole unit holds and no plan."""
 
 from __future__ import annotations
 
@@ -11,7 +12,6 @@ import pytest
 
 from mathmachine.billing.models import Order
 from mathmachine.coursebook.model import number_ranges
-from mathmachine.learning.selectors import unit_get
 
 pytestmark = pytest.mark.django_db
 
@@ -32,26 +32,49 @@ def _pay(client, capture, code: str) -> tuple[Order, str]:
 
 @pytest.mark.parametrize("code", ["unit-18", "all-paid-units"])
 def test_the_receipt_says_what_is_open_and_what_is_still_being_written(
-    client, user, code, mailoutbox, django_capture_on_commit_callbacks
+    client, user, code, mailoutbox, django_capture_on_commit_callbacks, unit_state
 ):
-    unit = unit_get("attention-and-transformers")
-    contents = unit.contents
-    assert contents.unwritten  # while the unit is being written
+    """On the unit as it is today and on a complete copy (unit_state): while sections are
+    being written, what is written, what is not and the plan; once complete, the whole unit."""
+    contents = unit_state.contents
     client.force_login(user)
     _, page = _pay(client, django_capture_on_commit_callbacks, code)
     (email,) = mailoutbox
     body = re.sub(r"\s+", " ", email.body)
-    written = f"{len(contents.written)} of 15 sections ({number_ranges(contents.written)})"
-    unwritten = f"Still being written: sections {number_ranges(contents.unwritten)}."
-    for said in (page, body):
-        assert "Every section of Unit 18 is open to you" not in said
-        assert "You can now read every section" not in said
-        assert f"Written so far: {written}, with {contents.widgets} interactive widgets" in said
-        assert f"{contents.checks} checks and {contents.problems} of the 16 practice" in said
-        assert unwritten in said
-        assert "The plan for the finished unit: 15 sections, 18 widgets, 31 checks" in said
-    assert "Everything written of Unit 18 is open to you" in page
-    assert "Unit 18, Attention and Transformers: everything written is open to you." in body
+    total = contents.sections
+    plan = (
+        f"The plan for the finished unit: {total} sections, {contents.planned_widgets} widgets, "
+        f"{contents.planned_checks} checks"
+    )
+    if contents.complete:
+        whole = (
+            f"all {total} sections, with {contents.widgets} interactive widgets, "
+            f"{contents.checks} checks and {contents.problems} practice problems, each solved "
+            "in full."
+        )
+        for said in (page, body):
+            assert whole in said
+            for gone in ("Written so far", "Still being written", plan, "everything written"):
+                assert gone not in said
+        assert f"The whole unit is written: {whole}" in page
+        assert "Every section of Unit 18 is open to you" in page
+        opens = "Unit 18, Attention and Transformers: every section is open to you."
+        assert f"{opens} The whole unit is written: {whole}" in body
+    else:
+        written = f"{len(contents.written)} of {total} sections ({number_ranges(contents.written)})"
+        for said in (page, body):
+            assert "Every section of Unit 18 is open to you" not in said
+            assert "You can now read every section" not in said
+            assert plan in said
+            if contents.unwritten:
+                many = "s" if len(contents.unwritten) > 1 else ""
+                unwritten = (
+                    f"Still being written: section{many} {number_ranges(contents.unwritten)}."
+                )
+                assert f"Written so far: {written}, with {contents.widgets} interactive" in said
+                assert unwritten in said
+        assert "Everything written of Unit 18 is open to you" in page
+        assert "Unit 18, Attention and Transformers: everything written is open to you." in body
     if code == "all-paid-units":
         bundle = (
             "Unit 18, Attention and Transformers, is the only one published so far; the other "

@@ -33,6 +33,7 @@ import pytest
 from django.conf import settings
 from pytest_django.plugin import blocking_manager_key
 from support import CHROMIUM, CHROMIUM_ARGS
+from unit_states import complete_content, unit_state  # noqa: F401 (fixtures)
 
 playwright_api = pytest.importorskip("playwright.sync_api")
 

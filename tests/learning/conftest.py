@@ -7,6 +7,7 @@ from collections.abc import Callable
 
 import pytest
 from django.test import Client
+from unit_states import complete_content, unit_state  # noqa: F401 (fixtures)
 
 from mathmachine.coursebook.model import CheckDef, CompiledUnit
 from mathmachine.learning import selectors

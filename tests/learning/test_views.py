@@ -363,7 +363,10 @@ def test_the_unit_page_offers_to_continue_where_the_learner_was(
     page = text(client.get(UNIT_PAGE))
     unit = selectors.unit_get(UNIT)
     written = sum(len(s.checks) for s in unit.sections if s.written)
-    assert f"You have answered 1 of the {written} checks written so far (1 right)." in page
+    if unit.contents.unwritten:
+        assert f"You have answered 1 of the {written} checks written so far (1 right)." in page
+    else:  # the unit is complete: every check exists
+        assert f"You have answered 1 of {written} checks (1 right)." in page
     # One of §1's two checks is unanswered: continue there (never "Start the free preview").
     assert f'href="{SECTION_1}">Continue at §1<' in page
     assert "Start the free preview" not in page
