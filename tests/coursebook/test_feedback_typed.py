@@ -97,6 +97,26 @@ MISTAKES: dict[str, dict[tuple[str, ...], tuple[str, str]]] = {
         ("3538944",): ("square-feed-forward", "You made the feed-forward matrices"),
         ("7,087,872",): ("counted-biases", "this check counts the matrices only"),
     },
+    "s11-jobs": {
+        ("gpt", "GPT", "T5"): ("gpt-fills-gaps", "sees only the words before the gap"),
+        ("BERT", "bert", "T5."): ("bert-writes", "never trained to produce the next word"),
+    },
+    "s11-masks": {
+        ("36", "15", "24"): ("forgot-itself", "You left out the diagonal"),
+        ("36", "21", "18"): ("cross-masked", "You put a causal mask on the cross-attention"),
+    },
+    "s13-weights": {
+        ("8,320", "12,832", "26,521"): ("no-biases", "without its biases"),
+        ("8544", "12832", "२३,२५७"): ("no-tables", "not the two word tables"),
+    },
+    "s13-peeta": {
+        ("Tea",): ("tea", "Hindi puts the verb last"),
+        ("“I”",): ("subject", "does agree with"),
+    },
+    "s14-cross": {
+        ("0.100, 0.164, 0.736",): ("unscaled", "These are §1's weights"),
+        ("(0.242; 0.286; 0.472)",): ("divided-by-d", "divides by its square root"),
+    },
 }
 RIGHT = {
     "s2-anything": [
@@ -120,6 +140,10 @@ RIGHT = {
     "s9-layernorm": [("−1.225, 0, 1.225",), ("(-1.2247, 0.000, 1.2247)",), ("-1.225 0 1.225",)],
     "s9-highway": [("1.1", "1.331"), ("1.10", "≈ 1.331")],
     "s9-block-weights": [("7077888",), ("7,077,888",), ("70,77,888",), ("७०७७८८८",)],
+    "s11-masks": [("36", "21", "24"), ("३६", "२१", "२४")],
+    "s13-weights": [("8,544", "12,832", "26,521"), ("8544", "12832", "२६,५२१")],
+    "s13-peeta": [("Drink",), ("“drink”",), ("drink.",)],
+    "s14-cross": [("0.182 0.242 0.576",), ("(0.182; 0.242; 0.576)",), ("18.2%, 24.2%, 57.6%",)],
 }
 
 
