@@ -69,8 +69,11 @@ def sdec(x: float) -> str:
     return "0" if x == 0 else dec(x)
 
 
+MINUS_INF_TEX = "\u2212\\infty"  # printed with a real minus; the math pass reads it as TeX's "-"
+
+
 def _tex_entry(x: float) -> str:
-    return r"-\infty" if x == -math.inf else tex(sdec(x))
+    return MINUS_INF_TEX if x == -math.inf else sdec(x)
 
 
 def _pm(rows: Any, show: Callable[[float], str]) -> str:
@@ -80,7 +83,7 @@ def _pm(rows: Any, show: Callable[[float], str]) -> str:
 
 def mask_matrix_tex(allowed: np.ndarray) -> str:
     """The additive mask M as LaTeX: 0 where a query may look, -inf where not."""
-    return _pm(np.where(allowed, 0.0, -math.inf), lambda x: "0" if x == 0 else r"-\infty")
+    return _pm(np.where(allowed, 0.0, -math.inf), lambda x: "0" if x == 0 else MINUS_INF_TEX)
 
 
 def sentence(words: list[str]) -> np.ndarray:
@@ -106,14 +109,14 @@ def figures() -> dict[str, str]:
     f["mk_raw"] = _pm(raw, plain)
     f["mk_dk"] = str(st.q.shape[1])
     f["mk_sqrt_dk"] = dec(math.sqrt(st.q.shape[1]))
-    f["mk_scaled"] = _pm(st.scaled, lambda v: tex(sdec(v)))
+    f["mk_scaled"] = _pm(st.scaled, sdec)
     f["mk_M"] = mask_matrix_tex(st.mask)
     f["mk_masked"] = _pm(st.masked, _tex_entry)
-    f["mk_A"] = _pm(st.weights, lambda v: tex(dec(v)))
-    f["mk_A_free"] = _pm(free.weights, lambda v: tex(dec(v)))
+    f["mk_A"] = _pm(st.weights, dec)
+    f["mk_A_free"] = _pm(free.weights, dec)
     f["mk_V"] = _pm(st.v, plain)
-    f["mk_out"] = _pm(st.output, lambda v: tex(dec(v)))
-    f["mk_out_free"] = _pm(free.output, lambda v: tex(dec(v)))
+    f["mk_out"] = _pm(st.output, dec)
+    f["mk_out_free"] = _pm(free.output, dec)
     for i, w in enumerate(WORDS):
         f[f"mk_raw_{w}"] = vec(raw[i], plain)
         f[f"mk_scaled_{w}"] = vec(st.scaled[i], sdec)
