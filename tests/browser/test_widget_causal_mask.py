@@ -60,6 +60,7 @@ def shown(page: Any, words: list[str], masked: bool) -> None:
         "0" if hidden[i, j] else fmt(st.weights[i, j]) for i in range(n) for j in range(n)
     ]
     assert texts(page, "out") == [vec(r) for r in st.output]
+    assert texts(page, "row-word") == texts(page, "col-word") == words + words
     assert texts(page, "reads") == [" ".join(words[: t + 1]) for t in range(n)]
     assert texts(page, "guess") == [*words[1:], EX["end"]]
 

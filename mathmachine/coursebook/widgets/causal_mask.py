@@ -182,11 +182,21 @@ def _weight_text(v: float, allowed: bool) -> str:
     return dec(v) if allowed else "0"
 
 
+def _heads(words: list[str]) -> tuple[list[kit.HTML], list[kit.HTML]]:
+    """Row and column headers the script rewrites when a word changes."""
+    return (
+        [h("span", w, target="row-word") for w in words],
+        [h("span", w, target="col-word") for w in words],
+    )
+
+
 def _scores(words: list[str], st: MaskedSteps) -> kit.HTML:
     sq = dec(1 / st.scale)
+    rows, cols = _heads(words)
     return parts.matrix_table(
-        st.masked, rows=words, cols=words, fmt=_score_text, corner="asks ↓ / looks at →",
-        caption=kit.join(["Scores ÷ ", sq, h("span", ", with the mask", target="scores-note")]),
+        st.masked, rows=rows, cols=cols, fmt=_score_text,
+        caption=kit.join(["Scores ÷ ", sq, h("span", ", with the mask", target="scores-note"),
+                          " (row: the word that asks)"]),
         cell=lambda i, j, v: {"target": "score", "class_": "" if st.mask[i, j] else "cm-hidden"},
         label="Scores, as a table", class_="cm-table",
     )  # fmt: skip
@@ -194,7 +204,8 @@ def _scores(words: list[str], st: MaskedSteps) -> kit.HTML:
 
 def _weights(words: list[str], st: MaskedSteps) -> kit.HTML:
     rows = []
-    for i, w in enumerate(words):
+    row_heads, col_heads = _heads(words)
+    for i, w in enumerate(row_heads):
         cells = [
             kit.cell(_weight_text(st.weights[i, j], bool(st.mask[i, j])), target="weight",
                      class_=" ".join(c for c in (parts.WEIGHTS.shade(st.weights[i, j]),
@@ -207,7 +218,7 @@ def _weights(words: list[str], st: MaskedSteps) -> kit.HTML:
         "div",
         kit.table(
             caption="Weights: softmax of each row (0 where hidden, exactly)",
-            columns=["asks ↓ / looks at →", *words, "row adds to"],
+            columns=["", *col_heads, "sum"],
             rows=rows,
             class_="wk-table cm-table",
         ),
@@ -265,14 +276,14 @@ def _fallback(ex: dict[str, Any], words: list[str]) -> kit.HTML:
     for masked in (True, False):
         a, b = _steps(ex, words, masked), _steps(ex, edited, masked)
         rows = [
-            (f"{i + 1} {w}", [vec(a.output[i]), vec(b.output[i]), _same(a.output[i], b.output[i])])
+            (w, [vec(a.output[i]), vec(b.output[i]), _same(a.output[i], b.output[i])])
             for i, w in enumerate(words)
         ]
         tables.append(
             kit.table(
                 caption=("With the mask" if masked else "Without the mask")
                 + f": “{words[place - 1]}” becomes “{new}”",
-                columns=["place", " ".join(words), " ".join(edited), "before → now"],
+                columns=["word", "before", "after", "same?"],
                 rows=rows,
                 class_="wk-table cm-table cm-outputs",
             )

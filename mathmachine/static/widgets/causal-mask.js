@@ -85,6 +85,8 @@ export class CausalMaskElement extends WidgetElement {
       if (sel.value !== this.#words[i]) sel.value = this.#words[i]
     })
     this.target('mask').checked = this.#masked
+    this.targets('row-word').forEach((el, k) => write(el, this.#words[k % n]))
+    this.targets('col-word').forEach((el, k) => write(el, this.#words[k % n]))
     write(this.target('scores-note'), this.#masked ? ', with the mask' : ', no mask')
     this.targets('score').forEach((td, k) => {
       const i = Math.floor(k / n)
