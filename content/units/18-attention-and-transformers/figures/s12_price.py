@@ -273,8 +273,10 @@ def score_memory(seed: int) -> dict[str, str]:
         key = compact(mib)
         if not distinct(key, *slips.values()):
             return None
-        if len(key.replace(",", "")) > 6:
+        if len(key) > 6:
             return None  # keep it to a size one works by hand
+        if int(mib) in (n, h, L, b, 8 * b, k, k * k):
+            return None  # the hints and the mistakes print these: none may be the key
         per_head = attention_score_count(n)
         return {
             "n": str(n),
@@ -293,7 +295,8 @@ def score_memory(seed: int) -> dict[str, str]:
             "mib": key,
             "factor": str(factor),
             "factor_linear": "2",
-            "doubled_mib": compact(4 * mib),
+            "mib_printed": count(int(mib)),
+            "doubled_printed": count(int(4 * mib)),
             **slips,
         }
 
