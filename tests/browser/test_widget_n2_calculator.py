@@ -103,7 +103,9 @@ def test_the_try_walk_by_keyboard(open_page: OpenPage, axe: Axe) -> None:
     assert axe(page, W) == []
 
 
-def test_without_javascript_the_numbers_show(open_page: OpenPage, axe: Axe) -> None:
+def test_without_javascript_the_numbers_show(open_page: OpenPage) -> None:
+    # no axe run here: axe is JavaScript, and on a page without it axe.run never resolves (the
+    # test hung); the conformance test's no-JS pass checks this state
     page = _open(open_page, js=False).page
     assert page.locator(f"{W} input[type=range]:visible").count() == 0
     assert text(page, "per-layer-memory") == "512 MiB"
@@ -113,4 +115,3 @@ def test_without_javascript_the_numbers_show(open_page: OpenPage, axe: Axe) -> N
     box = page.locator(".callout-try").first.inner_text()  # the one Try box, after the widget
     assert "Without JavaScript: The readout gives the numbers for the starting setting" in box
     assert "Predict first: move" not in box  # the words for the sliders are hidden
-    assert axe(page, W) == []
