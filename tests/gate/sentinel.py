@@ -2,7 +2,9 @@
 
 The sentinel stands in §2's prose, a check's prompt, hints and feedback, a check's answer (a
 unique integer, SENTINEL_ANSWER), the widget's id and its example data (the JSON state the page
-carries), and the summary. The gate tests look for it in every response.
+carries). The gate tests look for it in every response. The one-sentence summary is not
+locked: it is the section's public abstract, shown on its locked page (issue 16), so it holds
+PUBLIC_ABSTRACT instead, and the gate tests check that it shows there and nothing else does.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ SENTINEL = "qzxsentinel7731"
 SENTINEL_ANSWER = "48213907"
 SECRET_CHECK = "s2-qzxsentinel7731"
 OTHER_CHECK = "s2-pair"
+PUBLIC_ABSTRACT = "A soft lookup blends every value by how well its key matches."
 
 SECTION_2 = f"""# Attention is a soft lookup
 
@@ -74,7 +77,7 @@ No, {SENTINEL}.
 ::::
 
 :::{{summary}}
-The one-sentence summary holds {SENTINEL} too.
+{PUBLIC_ABSTRACT}
 :::
 """
 

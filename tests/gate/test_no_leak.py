@@ -14,7 +14,7 @@ from collections.abc import Iterator
 import pytest
 from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver
-from sentinel import OTHER_CHECK, SECRET_CHECK, SENTINEL, SENTINEL_ANSWER, SLUG
+from sentinel import OTHER_CHECK, PUBLIC_ABSTRACT, SECRET_CHECK, SENTINEL, SENTINEL_ANSWER, SLUG
 
 from mathmachine.billing.models import Order
 from mathmachine.learning.models import CheckAnswer
@@ -152,6 +152,7 @@ def test_the_locked_page_shows_title_contents_and_offer_and_no_content(gated_sit
     assert "₹299" in page and "/pricing/" in page  # the offer
     assert '<article class="section-body"' not in page
     assert "translate-lookback" not in page  # not even the widget's script
+    assert PUBLIC_ABSTRACT in page  # the one-sentence summary: the section's public abstract
     title = re.search(r"<title>(.*?)</title>", page, flags=re.S).group(1)
     description = re.search(r'<meta name="description" content="([^"]*)"', page).group(1)
     assert "Attention is a soft lookup" in title
