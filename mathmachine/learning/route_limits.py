@@ -39,9 +39,11 @@ from mathmachine.web.clientip import client_ip
 PER_LEARNER = 120
 PER_ADDRESS = 600
 WINDOW_SECONDS = 60
-#: Requests one learner may have in flight at once, across every process (the page's script
-#: may ask for a head and the thumbnails together; more at once is a script, not a reader).
-IN_FLIGHT = 2
+#: Requests one learner may have in flight at once, across every process. The page's script
+#: asks again on every change (a layer, then a head, then Enter: three at once on a slow
+#: server; it shows only the last answer), and at 2 that last one was refused (seen in
+#: Chromium); 4 leaves a reader room, and a script on 32 connections still holds 4.
+IN_FLIGHT = 4
 IN_FLIGHT_SECONDS = 30  # a counter left by a process that died expires by then
 #: Per process: route answers computed at once, more that may wait, and for how long.
 RUNNING = 1

@@ -102,5 +102,6 @@ def test_the_honest_offer_counts_published_sections_only(
         test_what_the_shop_promised_before_payment_is_what_the_unit_opens as walk,
     )
 
-    assert DRAFT in coursebook.load_unit(SLUG, root=settings.CONTENT_DIR).contents.unwritten
-    walk(open_page, billing_products)
+    served = coursebook.load_unit(SLUG, root=settings.CONTENT_DIR)
+    assert DRAFT in served.contents.unwritten
+    walk(open_page, billing_products, served)  # the unit as the draft site serves it
