@@ -32,6 +32,7 @@ from functools import lru_cache
 from importlib import metadata
 from pathlib import Path
 
+from . import fonts
 from .errors import CompileError
 from .model import CompiledUnit, UnitInfo
 from .passes import assemble
@@ -43,8 +44,9 @@ REPO_ROOT = PACKAGE_DIR.parents[1]
 DEFAULT_CONTENT_ROOT = REPO_ROOT / "content" / "units"
 DEFAULT_CACHE_DIR = Path(os.environ.get("MATHMACHINE_VAR_DIR") or REPO_ROOT / "var") / "coursebook"
 CODE_PACKAGES = (PACKAGE_DIR, PACKAGE_DIR.parent / "engine")
-CODE_FILES = (PACKAGE_DIR.parent / "printing.py",)  # the one printer figures and widgets use
-LIBRARIES = ("markdown-it-py", "mdit-py-plugins", "latex2mathml", "numpy")
+# the one printer figures and widgets use; the Devanagari font the sections' fonts are cut from
+CODE_FILES = (PACKAGE_DIR.parent / "printing.py", fonts.SOURCE)
+LIBRARIES = ("markdown-it-py", "mdit-py-plugins", "latex2mathml", "numpy", "fonttools")
 log = logging.getLogger(__name__)
 
 

@@ -142,6 +142,9 @@ class CompiledSection:
     problems: tuple[CheckDef, ...] = ()  # the practice problems (checks holds the predictions)
     planned_problems: int = 0  # the problems it will hold when finished (unit.toml `problems`)
     draft: bool = False
+    # The file name of the section's own Devanagari font (CompiledUnit.fonts), "" when the
+    # section prints no Devanagari (coursebook/fonts.py).
+    devanagari_font: str = ""
 
     @property
     def published(self) -> bool:
@@ -228,6 +231,8 @@ class CompiledUnit:
     # holds an unwritten placeholder in each one's place, so nothing that reads `sections`
     # (pages, the offer, receipts, progress, Continue) can show or count a draft.
     drafts: tuple[CompiledSection, ...] = ()
+    # The sections' Devanagari fonts (WOFF2) by file name, drafts' too (coursebook/fonts.py).
+    fonts: dict[str, bytes] = field(default_factory=dict)
 
     def with_drafts(self) -> CompiledUnit:
         """The unit as staff read it: each draft in its place among the sections (written, with

@@ -10,6 +10,12 @@ urlpatterns = [
     path("units/<slug:unit_slug>/", views.unit_detail, name="unit"),
     path("units/<slug:unit_slug>/<int:number>/", views.section_detail, name="section"),
     path("units/<slug:unit_slug>/lab/", views.lab_page, name="lab"),
+    # a section's own cut of the Devanagari font, named by its hash (coursebook/fonts.py)
+    path(
+        "units/<slug:unit_slug>/fonts/<str:name>",
+        views.section_font,
+        name="section_font",
+    ),
     # the attention lab's API at its first address: the kit's server route for the lab
     path(
         "units/<slug:unit_slug>/lab/attention/",

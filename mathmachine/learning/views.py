@@ -490,6 +490,19 @@ def _lab_section(unit: CompiledUnit) -> CompiledSection:
 
 
 @require_GET
+def section_font(request: HttpRequest, unit_slug: str, name: str) -> HttpResponse:
+    """A section's own Devanagari font (coursebook/fonts.py), made when the unit compiled and
+    kept in the compiled unit: nothing is computed here. Its name is its hash, so it is cached
+    for a year; a name the unit does not have is a 404."""
+    data = selectors.unit_get(unit_slug).fonts.get(name)
+    if data is None:
+        raise Http404("No such font")
+    response = HttpResponse(data, content_type="font/woff2")
+    response["Cache-Control"] = "public, max-age=31536000, immutable"
+    return response
+
+
+@require_GET
 def lab_page(request: HttpRequest, unit_slug: str) -> HttpResponse:
     """The lab without JavaScript: a GET form, and one head's map as a table for the sentence,
     layer and head it sent. Gated like its section (the locked page, 403, for others)."""

@@ -16,6 +16,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ..errors import CompileError, CompileErrors, StructureError
+from ..fonts import section_fonts
 from ..model import CompiledSection, CompiledUnit
 from ..parse import parse
 from ..widgets import SectionSoFar
@@ -272,6 +273,10 @@ def compile_unit(
             )
     if errors:
         raise CompileErrors(errors)
+    # Each section's own cut of the Devanagari font, for what it (or the contents list) prints.
+    titles = [source.title, source.subtitle, *(e.title for e in source.sections)]
+    font_names, fonts = section_fonts(compiled, titles)
+    compiled = [replace(c, devanagari_font=font_names.get(c.number, "")) for c in compiled]
     # A draft stands among the sections as a placeholder; the compiled draft is kept aside.
     sections = tuple(
         _placeholder(e) if e.draft else c for e, c in zip(source.sections, compiled, strict=True)
@@ -287,4 +292,5 @@ def compile_unit(
         offer=source.offer,
         course=source.course,
         known_units=dict(known_units),
+        fonts=fonts,
     )

@@ -258,7 +258,7 @@ CONTENT_SECURITY_POLICY = {
     "DIRECTIVES": {
         "default-src": [SELF],
         "script-src": [SELF, NONCE],
-        "style-src": [SELF],
+        "style-src": [SELF, NONCE],  # a section's own @font-face (coursebook/fonts.py)
         "img-src": [SELF, "data:"],
         "font-src": [SELF],
         "connect-src": [SELF],

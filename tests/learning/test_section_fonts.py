@@ -1,0 +1,123 @@
+"""Each section's own Devanagari font (coursebook/fonts.py, issue 19 "Lighter first visits").
+
+Every written section's page, as a buyer (staff, so drafts too) is served it, is read: every
+Devanagari character it prints, in text, attributes and widget data, must be in the cmap of
+the font its <head> declares, and that font must hold at least as many glyphs as the whole
+font's shaping closure (GSUB: conjuncts, matras, nukta) reaches from that text. A page that
+prints no Devanagari declares no font. The font is served from the compiled unit, cached for good.
+"""
+
+from __future__ import annotations
+
+import html
+import io
+import re
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.test import Client
+from fontTools import subset
+from fontTools.ttLib import TTFont
+from support import paid_order_create
+
+from mathmachine.billing.models import Product
+from mathmachine.coursebook import fonts
+from mathmachine.learning import selectors
+
+UNIT = "attention-and-transformers"
+FACE = re.compile(
+    r'<style nonce="[^"]+">@font-face\{font-family:"Noto Sans Devanagari Subset";[^<]*'
+    r'src:url\("(/units/[^"]+\.woff2)"\)[^<]*</style>'
+)
+
+
+def _printed(page: str) -> str:
+    """The Devanagari characters the page can show: its text and attributes (entities decoded)
+    and the JSON it carries for widgets (\\u escapes decoded)."""
+    text = html.unescape(page)
+    text += re.sub(r"\\u([0-9a-fA-F]{4})", lambda m: chr(int(m.group(1), 16)), text)  # JSON escapes
+    return "".join(sorted({ch for ch in text if fonts.is_devanagari(ch)}))
+
+
+def _closure(chars: str) -> set[str]:
+    """The glyphs (by name) the whole font keeps for `chars` with every layout feature."""
+    font = TTFont(str(fonts.SOURCE))
+    options = subset.Options()
+    options.layout_features = ["*"]
+    subsetter = subset.Subsetter(options)
+    subsetter.populate(text=chars + fonts.ALWAYS)
+    subsetter.subset(font)
+    return set(font.getGlyphOrder())
+
+
+@pytest.fixture
+def reader(client: Client) -> Client:
+    user = get_user_model().objects.create_user(
+        "fonts@example.com", "fonts@example.com", "pw-fonts-123456", is_staff=True
+    )
+    paid_order_create(user, Product.objects.get(code="unit-18"))
+    client.force_login(user)
+    return client
+
+
+@pytest.mark.django_db
+def test_every_section_declares_a_font_that_covers_what_it_prints(reader: Client) -> None:
+    unit = selectors.unit_get(UNIT).with_drafts()
+    seen_with, seen_without = [], []
+    for s in unit.sections:
+        if not s.written:
+            continue
+        response = reader.get(f"/units/{UNIT}/{s.number}/")
+        assert response.status_code == 200, s.number
+        page = response.content.decode()
+        assert "Keep reading" not in page or "locked" not in page
+        printed = _printed(page)
+        faces = FACE.findall(page)
+        if not printed:
+            assert not faces and not s.devanagari_font, f"§{s.number} prints no Devanagari"
+            seen_without.append(s.number)
+            continue
+        assert len(faces) == 1, f"§{s.number} prints {printed!r} and declares {faces}"
+        assert faces[0].endswith("/" + s.devanagari_font)
+        served = reader.get(faces[0])
+        assert served.status_code == 200 and served["Content-Type"] == "font/woff2"
+        assert "immutable" in served["Cache-Control"]
+        data = served.content
+        font = TTFont(io.BytesIO(data))
+        cmap = set(font.getBestCmap())
+        missing = [f"U+{ord(c):04X} {c}" for c in printed if ord(c) not in cmap]
+        assert not missing, f"§{s.number}'s font lacks {missing}"
+        assert {ord(c) for c in fonts.ALWAYS} <= cmap
+        # the shaping closure: at least every glyph the whole font's layout reaches from the
+        # text (counted: the cut names a glyph no character maps to by its new index, so names
+        # cannot be compared; the browser test compares the drawings)
+        assert len(font.getGlyphOrder()) >= len(_closure(printed)), s.number
+        assert {"GSUB", "GPOS"} <= set(font.keys())
+        # far lighter than the whole font (37 KB)
+        assert len(data) < (fonts.SOURCE.stat().st_size) / 1.5, (s.number, len(data))
+        seen_with.append(s.number)
+    assert seen_with and seen_without  # the unit has both kinds of page today
+
+
+def test_the_cut_is_made_from_the_text_and_only_the_text() -> None:
+    few = fonts.subset_font("चाय")
+    more = fonts.subset_font("क्षत्रिय ज्ञान चाय")
+    assert fonts.cmap_of(few) >= {ord(c) for c in "चाय"}
+    assert ord("ष") not in fonts.cmap_of(few)
+    assert {ord(c) for c in "क्षत्रिय ज्ञान"} - {32} <= fonts.cmap_of(more)
+
+    # the conjuncts' forms come with them (the closure): glyphs no character maps to (most
+    # of them unnamed in the font), more of them in the cut made for क्ष and ज्ञ
+    def forms(data: bytes) -> int:
+        font = TTFont(io.BytesIO(data))
+        return len(set(font.getGlyphOrder()) - set(font.getBestCmap().values()))
+
+    assert forms(more) >= forms(few) + 2, (forms(more), forms(few))
+    assert fonts.devanagari_chars({"a": ("x मैं", ["हूँ"])}, "tea") == "ँंमहूै"
+
+
+@pytest.mark.django_db
+def test_an_unknown_font_is_a_404(client: Client) -> None:
+    assert client.get(f"/units/{UNIT}/fonts/0000000000000000.woff2").status_code == 404
+    assert client.get(f"/units/{UNIT}/fonts/..%2Fsite.css").status_code == 404
+    assert client.get("/units/no-such-unit/fonts/0000000000000000.woff2").status_code == 404
