@@ -80,6 +80,15 @@ def paid_order_create(user: Any, product: Any) -> Any:
     return order
 
 
+def widget_context(examples: dict[str, Any]) -> Any:
+    """The context a widget renderer gets inside Unit 18, with the unit's examples (no figures)."""
+    from mathmachine.coursebook.widgets import WidgetContext
+
+    return WidgetContext(
+        examples=examples, figures={}, unit_slug="attention-and-transformers", source="t.md:1"
+    )
+
+
 def unit18_examples() -> dict[str, Any]:
     """Unit 18's figures.EXAMPLES, loaded as the compiler loads them (widget tests render with
     the inputs the unit really uses)."""

@@ -31,6 +31,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from ._checks import as_finite
 from .dot_product import causal_mask
+from .self_attention import checked_inputs
 
 __all__ = [
     "KVCacheSteps",
@@ -115,32 +116,6 @@ class MaskedSteps:
     output: NDArray[np.float64]
 
 
-def _matrix(a: ArrayLike, name: str) -> NDArray[np.float64]:
-    m = as_finite(a, name, min_ndim=2)
-    if m.ndim != 2:
-        raise ValueError(f"{name} must be a matrix (2-D), got shape {m.shape}")
-    return m
-
-
-def _projections(
-    x: ArrayLike, W_q: ArrayLike, W_k: ArrayLike, W_v: ArrayLike
-) -> tuple[NDArray[np.float64], ...]:
-    xa = _matrix(x, "X (one row per word)")
-    wq, wk, wv = _matrix(W_q, "W_Q"), _matrix(W_k, "W_K"), _matrix(W_v, "W_V")
-    for name, w in (("W_Q", wq), ("W_K", wk), ("W_V", wv)):
-        if w.shape[0] != xa.shape[1]:
-            raise ValueError(
-                f"{name} has {w.shape[0]} rows but each word's vector has {xa.shape[1]} "
-                "entries; they must match"
-            )
-    if wq.shape[1] != wk.shape[1]:
-        raise ValueError(
-            f"W_Q makes queries of length {wq.shape[1]} but W_K makes keys of length "
-            f"{wk.shape[1]}; they must match"
-        )
-    return xa, wq, wk, wv
-
-
 def masked_self_attention_steps(
     x: ArrayLike,
     W_q: ArrayLike,
@@ -151,7 +126,7 @@ def masked_self_attention_steps(
     """x [n, d], W_q and W_k [d, d_k], W_v [d, d_v] -> every stage of
     softmax(Q K^T / sqrt(d_k), masked) V. ``mask=True`` is the causal mask, ``False``/``None``
     none, or a boolean [n, n]."""
-    xa, wq, wk, wv = _projections(x, W_q, W_k, W_v)
+    xa, wq, wk, wv = checked_inputs(x, W_q, W_k, W_v)
     q, k, v = xa @ wq, xa @ wk, xa @ wv
     scale = 1.0 / math.sqrt(q.shape[1])
     scaled = (q @ k.T) * scale
@@ -194,7 +169,7 @@ def kv_cache_steps(x: ArrayLike, W_q: ArrayLike, W_k: ArrayLike, W_v: ArrayLike)
     k_t and v_t to the cache, and attends with q_t over the cache (all of it: nothing in it is
     in the future). Row t equals row t of :func:`masked_self_attention_steps` with the causal
     mask."""
-    xa, wq, wk, wv = _projections(x, W_q, W_k, W_v)
+    xa, wq, wk, wv = checked_inputs(x, W_q, W_k, W_v)
     n = xa.shape[0]
     keys: list[NDArray[np.float64]] = []
     values: list[NDArray[np.float64]] = []

@@ -50,19 +50,11 @@ def _matrix(a: ArrayLike, name: str) -> NDArray[np.float64]:
     return m
 
 
-def self_attention_steps(
-    x: ArrayLike,
-    W_q: ArrayLike,
-    W_k: ArrayLike,
-    W_v: ArrayLike,
-    *,
-    scaled: bool = False,
-) -> SelfAttentionSteps:
-    """x [n, d], W_q and W_k [d, d_k], W_v [d, d_v] -> every stage (see the module docstring).
-
-    ``scaled=False`` (§3): weights = softmax(Q K^T); ``scaled=True`` (§4 on): softmax(Q K^T /
-    sqrt(d_k)).
-    """
+def checked_inputs(
+    x: ArrayLike, W_q: ArrayLike, W_k: ArrayLike, W_v: ArrayLike
+) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
+    """x [n, d] and the three matrices as float arrays, or a ValueError that names the one that
+    does not fit (each W has d rows; W_Q and W_K make queries and keys of the same length)."""
     xa = _matrix(x, "X (one row per word)")
     wq, wk, wv = _matrix(W_q, "W_Q"), _matrix(W_k, "W_K"), _matrix(W_v, "W_V")
     d = xa.shape[1]
@@ -77,6 +69,23 @@ def self_attention_steps(
             f"W_Q makes queries of length {wq.shape[1]} but W_K makes keys of length "
             f"{wk.shape[1]}; a query and a key must have the same length"
         )
+    return xa, wq, wk, wv
+
+
+def self_attention_steps(
+    x: ArrayLike,
+    W_q: ArrayLike,
+    W_k: ArrayLike,
+    W_v: ArrayLike,
+    *,
+    scaled: bool = False,
+) -> SelfAttentionSteps:
+    """x [n, d], W_q and W_k [d, d_k], W_v [d, d_v] -> every stage (see the module docstring).
+
+    ``scaled=False`` (§3): weights = softmax(Q K^T); ``scaled=True`` (§4 on): softmax(Q K^T /
+    sqrt(d_k)).
+    """
+    xa, wq, wk, wv = checked_inputs(x, W_q, W_k, W_v)
     q, k, v = xa @ wq, xa @ wk, xa @ wv  # [n, d_k], [n, d_k], [n, d_v]
     scores = q @ k.T  # [n, n]
     scale = 1.0 / math.sqrt(q.shape[1]) if scaled else 1.0

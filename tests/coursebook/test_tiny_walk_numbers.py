@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support import widget_context
 
 from mathmachine.coursebook.widgets.tiny_walk import (
     WalkInputError,
@@ -104,11 +105,8 @@ def test_no_text_raises_anything_but_a_message(text: str) -> None:
 
 def _render(examples: dict[str, Any]) -> str:
     from mathmachine.coursebook import widgets
-    from mathmachine.coursebook.widgets import WidgetContext
 
-    ctx = WidgetContext(
-        examples=examples, figures={}, unit_slug="attention-and-transformers", source="t.md:1"
-    )
+    ctx = widget_context(examples)
     widget = widgets.get("tiny-walk")
     assert widget is not None
     return widget({"id": "w16"}, ctx)

@@ -12,10 +12,10 @@ from typing import Any
 
 import numpy as np
 import pytest
-from support import unit18_examples
+from support import unit18_examples, widget_context
 
 from mathmachine.coursebook import widgets
-from mathmachine.coursebook.widgets import WidgetContext, WidgetOptionError
+from mathmachine.coursebook.widgets import WidgetOptionError
 from mathmachine.engine import tiny
 
 STATE = re.compile(r'<script type="application/json" data-state>(.*?)</script>', re.S)
@@ -27,9 +27,7 @@ def examples() -> dict[str, Any]:
 
 
 def render(examples: dict[str, Any], **options: str) -> str:
-    ctx = WidgetContext(
-        examples=examples, figures={}, unit_slug="attention-and-transformers", source="t.md:1"
-    )
+    ctx = widget_context(examples)
     widget = widgets.get("family-picker")
     assert widget is not None
     return widget({"id": "w14", **options}, ctx)

@@ -11,10 +11,10 @@ import re
 from typing import Any
 
 import pytest
-from support import unit18_examples
+from support import unit18_examples, widget_context
 
 from mathmachine.coursebook import widgets
-from mathmachine.coursebook.widgets import WidgetContext, WidgetOptionError
+from mathmachine.coursebook.widgets import WidgetOptionError
 from mathmachine.coursebook.widgets.n2_calculator import memory_text
 
 STATE = re.compile(r'<script type="application/json" data-state>(.*?)</script>', re.S)
@@ -26,9 +26,7 @@ def examples() -> dict[str, Any]:
 
 
 def render(examples: dict[str, Any], **options: str) -> str:
-    ctx = WidgetContext(
-        examples=examples, figures={}, unit_slug="attention-and-transformers", source="t.md:1"
-    )
+    ctx = widget_context(examples)
     widget = widgets.get("n2-calculator")
     assert widget is not None
     return widget({"id": "w15", **options}, ctx)

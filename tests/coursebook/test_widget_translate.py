@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from support import unit18_examples
+from support import unit18_examples, widget_context
 
 from mathmachine.coursebook import widgets
 from mathmachine.coursebook.widgets import WidgetContext, WidgetOptionError
@@ -27,9 +27,7 @@ def examples() -> dict[str, Any]:
 
 
 def ctx(examples: dict[str, Any]) -> WidgetContext:
-    return WidgetContext(
-        examples=examples, figures={}, unit_slug="attention-and-transformers", source="t.md:1"
-    )
+    return widget_context(examples)
 
 
 class Tree(HTMLParser):

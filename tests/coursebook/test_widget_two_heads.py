@@ -13,10 +13,10 @@ from typing import Any
 
 import numpy as np
 import pytest
-from support import unit18_examples
+from support import unit18_examples, widget_context
 
 from mathmachine.coursebook import widgets
-from mathmachine.coursebook.widgets import WidgetContext, WidgetOptionError
+from mathmachine.coursebook.widgets import WidgetOptionError
 from mathmachine.engine import multi_head_attention
 from mathmachine.engine.heads import multi_head_steps
 
@@ -30,9 +30,7 @@ def examples() -> dict[str, Any]:
 
 
 def render(examples: dict[str, Any], **options: str) -> str:
-    ctx = WidgetContext(
-        examples=examples, figures={}, unit_slug="attention-and-transformers", source="t.md:1"
-    )
+    ctx = widget_context(examples)
     widget = widgets.get("two-heads")
     assert widget is not None
     return widget({"id": "w8", **options}, ctx)

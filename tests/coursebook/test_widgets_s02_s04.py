@@ -11,10 +11,10 @@ from typing import Any
 
 import numpy as np
 import pytest
-from support import unit18_examples
+from support import unit18_examples, widget_context
 
 from mathmachine.coursebook import widgets
-from mathmachine.coursebook.widgets import WidgetContext, WidgetOptionError
+from mathmachine.coursebook.widgets import WidgetOptionError
 from mathmachine.coursebook.widgets.dot_products_grow import draws
 from mathmachine.engine.lookup import soft_lookup
 from mathmachine.engine.scaling import dot_product_samples, slope_size, softmax_slope
@@ -29,9 +29,7 @@ def examples() -> dict[str, Any]:
 
 
 def render(name: str, examples: dict[str, Any], **options: str) -> str:
-    ctx = WidgetContext(
-        examples=examples, figures={}, unit_slug="attention-and-transformers", source="t.md:1"
-    )
+    ctx = widget_context(examples)
     widget = widgets.get(name)
     assert widget is not None
     return widget({"id": "w", **options}, ctx)

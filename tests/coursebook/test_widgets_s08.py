@@ -14,10 +14,10 @@ import re
 from typing import Any
 
 import pytest
-from support import unit18_examples
+from support import unit18_examples, widget_context
 
 from mathmachine.coursebook import widgets
-from mathmachine.coursebook.widgets import WidgetContext, WidgetOptionError
+from mathmachine.coursebook.widgets import WidgetOptionError
 
 STATE = re.compile(r'<script type="application/json" data-state>(.*?)</script>', re.S)
 MINUS = "\u2212"
@@ -29,9 +29,7 @@ def examples() -> dict[str, Any]:
 
 
 def render(name: str, examples: dict[str, Any], uid: str, **options: str) -> str:
-    ctx = WidgetContext(
-        examples=examples, figures={}, unit_slug="attention-and-transformers", source="t.md:1"
-    )
+    ctx = widget_context(examples)
     widget = widgets.get(name)
     assert widget is not None
     return widget({"id": uid, **options}, ctx)
