@@ -10,6 +10,8 @@ urlpatterns = [
     path("units/<slug:unit_slug>/", views.unit_detail, name="unit"),
     path("units/<slug:unit_slug>/<int:number>/", views.section_detail, name="section"),
     path("units/<slug:unit_slug>/lab/", views.lab_page, name="lab"),
+    # "Keep this unit on this phone": what the owner's browser stores (learning/keeping.py)
+    path("units/<slug:unit_slug>/keep/", views.unit_keep, name="unit_keep"),
     # a section's own cut of the Devanagari font, named by its hash (coursebook/fonts.py)
     path(
         "units/<slug:unit_slug>/fonts/<str:name>",

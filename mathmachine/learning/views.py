@@ -20,7 +20,7 @@ from mathmachine.coursebook.grading import MAX_ANSWER_CHARS, Grade, grade
 from mathmachine.coursebook.model import CheckDef, CompiledSection, CompiledUnit
 from mathmachine.coursebook.variants import parse_seed
 
-from . import lab, route_limits, selectors, services
+from . import keeping, lab, route_limits, selectors, services
 from . import widget_api as widget_api_routes
 from .learners import learner_from_request, learner_offer_drop, learner_offer_set
 from .rendering import KEEP_SEED, Attempt, check_html, section_html, toc_html
@@ -92,18 +92,42 @@ def section_detail(request: HttpRequest, unit_slug: str, number: int) -> HttpRes
     learner = learner_from_request(request)
     if not section.draft:  # a staff read of a draft is no visit: it counts nowhere
         services.section_visit_record(learner=learner, unit_slug=unit.slug, section_number=number)
-    answers = selectors.answers_for(
-        learner=learner, unit_slug=unit.slug, check_ids=[c.id for c in section.gradables]
-    )
     messages_by_check = {
         m.extra_tags.removeprefix("check:"): str(m)
         for m in messages.get_messages(request)
         if m.extra_tags.startswith("check:")
     }
+    response = _section_page(
+        request, published, unit, section, toc, messages_by_check, kept_attempts=True
+    )
+    learner_offer_set(request, response)
+    if ATTEMPT_COOKIE in request.COOKIES:
+        response.delete_cookie(ATTEMPT_COOKIE, samesite="Lax")  # shown once
+    return response
+
+
+def _section_page(
+    request: HttpRequest,
+    published: CompiledUnit,
+    unit: CompiledUnit,
+    section: CompiledSection,
+    toc: list[dict[str, object]],
+    messages_by_check: dict[str, str],
+    *,
+    kept_attempts: bool,
+) -> HttpResponse:
+    """An open section's page as this learner reads it, and nothing else: no visit recorded,
+    no message or cookie read (``section_detail`` does those; ``unit_keep`` renders every
+    section with it to say what keeping the unit weighs)."""
+    is_open = {cast(CompiledSection, item["section"]).number: item["open"] for item in toc}
+    learner = learner_from_request(request)
+    answers = selectors.answers_for(
+        learner=learner, unit_slug=unit.slug, check_ids=[c.id for c in section.gradables]
+    )
     shown = selectors.variants_shown(unit=unit, section=section, answers=answers, query=request.GET)
     # Each check as the learner stands on the numbers shown, and the fresh numbers it offers.
     standing = selectors.variants_standing(learner=learner, unit=unit, answers=answers, shown=shown)
-    attempts = _kept_attempts(request, section, shown)
+    attempts = _kept_attempts(request, section, shown) if kept_attempts else {}
     body = section_html(
         request=request,
         unit=unit,
@@ -119,7 +143,7 @@ def section_detail(request: HttpRequest, unit_slug: str, number: int) -> HttpRes
     following = unit.sections[index + 1] if index + 1 < len(unit.sections) else None
     # The free preview ends here when the next section is closed to this learner.
     is_preview_end = following is not None and not is_open[following.number]
-    response = _private(
+    return _private(
         render(
             request,
             "learning/section.html",
@@ -139,10 +163,6 @@ def section_detail(request: HttpRequest, unit_slug: str, number: int) -> HttpRes
             },
         )
     )
-    learner_offer_set(request, response)
-    if ATTEMPT_COOKIE in request.COOKIES:
-        response.delete_cookie(ATTEMPT_COOKIE, samesite="Lax")  # shown once
-    return response
 
 
 # The answer a no-JS form sent, when the page it is redirected to must show it (it could not
@@ -487,6 +507,40 @@ def _lab_section(unit: CompiledUnit) -> CompiledSection:
     if not found:
         raise Http404(f"Unit {unit.number} has no attention lab")
     return found[0]
+
+
+KEEP_SIGN_IN = "Sign in with the account that owns Unit {number} to keep it on this phone."
+KEEP_NOT_OWNER = "Only a learner who owns Unit {number} can keep it on this phone."
+
+
+@require_GET
+def unit_keep(request: HttpRequest, unit_slug: str) -> HttpResponse:
+    """What "Keep this unit on this phone" stores (learning/keeping.py): the pages, scripts,
+    styles, fonts and figures of the unit, its version and size, as JSON. For an owner only
+    (an active entitlement now): anyone else gets 403 and no list; an unknown unit, 404."""
+    try:
+        published = selectors.unit_get(unit_slug)
+    except Http404:
+        return _json_error("There is no such unit.", 404)
+    if not request.user.is_authenticated:
+        return _json_error(KEEP_SIGN_IN.format(number=published.number), 403)
+    if not billing.has_unit_access(user=request.user, unit_number=published.number):
+        return _json_error(KEEP_NOT_OWNER.format(number=published.number), 403)
+
+    def render_pages(paths: list[str]) -> dict[str, bytes]:
+        toc = selectors.toc_with_access(user=request.user, unit=published)
+        unit_path, *section_paths = paths
+        pages = {unit_path: unit_detail(request, published.slug).content}
+        written = [s for s in published.sections if s.published]
+        for path, section in zip(section_paths, written, strict=True):
+            page = _section_page(
+                request, published, published, section, toc, {}, kept_attempts=False
+            )
+            pages[path] = page.content
+        return pages
+
+    kept = keeping.unit_keep_list(unit=published, render_pages=render_pages)
+    return _private(JsonResponse(kept.as_json()))
 
 
 @require_GET
