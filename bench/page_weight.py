@@ -173,14 +173,18 @@ def visit(site: str, page: SectionPage, buyer: tuple[str, str] | None) -> tuple[
 
 @contextlib.contextmanager
 def production_site(
-    workers: int | None = None, threads: int = 4, settings: str = PRODUCTION
+    workers: int | None = None,
+    threads: int = 4,
+    settings: str = PRODUCTION,
+    access_log: Path | None = None,
 ) -> Iterator[Site]:
     """Build and serve the site like production; yields its base URL (http://127.0.0.1:PORT)
     as a Site (a str that also carries the environment, for buyer_session()).
 
     Migrates a fresh SQLite database and runs collectstatic into a temporary directory, then
     starts gunicorn (gthread workers: keep-alive) and waits until it answers. Everything is
-    stopped and removed on exit.
+    stopped and removed on exit. ``access_log``: gunicorn writes one line per response there,
+    ``<status> <body bytes sent> <path>`` (repeat_visit.py counts what the server sent).
     """
     var_dir = Path(tempfile.mkdtemp(prefix="mathmachine-bench-"))
     env = _environment(var_dir, settings)
@@ -211,6 +215,17 @@ def production_site(
                 "5",
                 "--log-level",
                 "warning",
+                *(
+                    [
+                        "--access-logfile",
+                        str(access_log),
+                        "--access-logformat",
+                        "%(s)s %(B)s %(U)s",
+                        "--no-sendfile",  # else a file response is logged as 0 bytes
+                    ]
+                    if access_log is not None
+                    else []
+                ),
             ],
             cwd=REPO,
             env=env,
