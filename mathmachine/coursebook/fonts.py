@@ -3,9 +3,14 @@
 The site ships one Devanagari webfont (static/site/fonts/noto-sans-devanagari-subset.woff2, the
 whole Devanagari block with every layout feature, ~38 KB; scripts/make_devanagari_font.py), for
 machines with no Devanagari font of their own. A section prints a few Hindi words, so the
-compiler cuts that font down, per section, to the characters the section can print: fontTools'
-subsetter keeps their glyphs and the GSUB/GPOS closure (conjuncts, matras, nukta, reph), plus
-the dotted circle and the joiners. The file is kept in the compiled unit (CompiledUnit.fonts,
+compiler cuts that font down, per section, to the words the section can print: their characters'
+glyphs and, for each word (each run of Devanagari), the glyphs the font's GSUB closure reaches
+from that word's own characters (its conjuncts, matras, nukta and reph forms), plus the dotted
+circle and the joiners. A browser shapes each run of text on its own: a conjunct is made of
+letters next to each other in one word, never of letters of two words. A closure over the
+section's characters all together would keep every conjunct any two of its letters can make:
+§13 prints 37 letters in 58 words, and its cut was 20.4 KB that way, 8.0 KB word by word.
+The file is kept in the compiled unit (CompiledUnit.fonts,
 named by its hash), served at /units/<slug>/fonts/<name>.woff2 with a year's immutable cache,
 and declared in the section's <head> under the same family name as the whole font.
 
@@ -15,16 +20,19 @@ cluster by cluster, to the whole font, which is downloaded only then (unicode-ra
 that prints no Devanagari declares nothing and downloads no font.
 
 What a section can print is every string of its compiled form (HTML, checks, problems and their
-variants, widget configurations) and the unit's titles (the contents list shows them).
+variants, widget configurations) and the unit's titles (the contents list shows them); a word is
+a run of Devanagari in one of those strings (devanagari_words).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import hashlib
+import html
 import io
 import logging
-from collections.abc import Iterable
+import re
+from collections.abc import Iterable, Iterator
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -44,15 +52,20 @@ def is_devanagari(ch: str) -> bool:
     return any(lo <= c <= hi for lo, hi in RANGES)
 
 
-def devanagari_chars(*objects: Any) -> str:
-    """The Devanagari characters in every string inside `objects` (dataclasses, tuples, lists,
-    dicts, strings, walked recursively), sorted, each once."""
-    found: set[str] = set()
+# A run of Devanagari as a shaper sees it: letters, marks, the joiners and the dotted circle.
+_RUN = re.compile("[\u0900-\u097f\ua8e0-\ua8ff\u1cd0-\u1cff\u200c\u200d\u25cc]+")
+_TAG = re.compile(r"<[^>]*>")
+
+
+def _strings(objects: Iterable[Any]) -> Iterator[str]:
+    """Every string inside `objects` (dataclasses, tuples, lists, dicts, strings, walked
+    recursively)."""
+    found: list[str] = []
     seen: set[int] = set()
 
     def walk(obj: Any) -> None:
         if isinstance(obj, str):
-            found.update(ch for ch in obj if is_devanagari(ch))
+            found.append(obj)
             return
         if obj is None or isinstance(obj, (int, float, bool, bytes)):
             return
@@ -74,14 +87,67 @@ def devanagari_chars(*objects: Any) -> str:
 
     for o in objects:
         walk(o)
-    return "".join(sorted(found))
+    return iter(found)
+
+
+def devanagari_chars(*objects: Any) -> str:
+    """The Devanagari characters in every string inside `objects`, sorted, each once."""
+    return "".join(sorted({ch for s in _strings(objects) for ch in s if is_devanagari(ch)}))
+
+
+def devanagari_words(*objects: Any) -> str:
+    """Every run of Devanagari in the strings inside `objects`, sorted, each once, joined by
+    spaces. A string is read as it is and as HTML shows it (tags out, entities decoded: a word
+    split by inline markup, च<b>ा</b>य, is shaped as one word)."""
+    runs: set[str] = set()
+    for s in _strings(objects):
+        runs.update(_RUN.findall(s))
+        if "<" in s or "&" in s:
+            runs.update(_RUN.findall(html.unescape(_TAG.sub("", s))))
+    return " ".join(sorted(runs))
+
+
+@lru_cache(maxsize=1)
+def _whole_font() -> Any:
+    from fontTools.ttLib import TTFont
+
+    return TTFont(str(SOURCE))
+
+
+@lru_cache(maxsize=4096)
+def _word_glyphs(word: str) -> frozenset[str]:
+    """The glyphs (by name) of `word`'s characters (and ALWAYS) and every glyph the whole
+    font's layout features reach from them alone (GSUB closure)."""
+    from fontTools import subset
+
+    subsetter = subset.Subsetter(_options())
+    subsetter.populate(text=word + ALWAYS)
+    # The closure step of Subsetter.subset(), without cutting the font (fontTools is pinned in
+    # uv.lock; tests/learning/test_section_fonts.py checks the cut against a whole subset).
+    subsetter._closure_glyphs(_whole_font())
+    return frozenset(subsetter.glyphs_retained)
+
+
+def _options(*, layout_closure: bool = True) -> Any:
+    from fontTools import subset
+
+    options = subset.Options()
+    options.layout_features = ["*"]
+    options.layout_closure = layout_closure
+    options.flavor = "woff2"
+    options.hinting = False
+    options.desubroutinize = True
+    options.name_IDs = ["*"]  # keep the OFL notice and the font's names
+    return options
 
 
 @lru_cache(maxsize=64)
-def subset_font(chars: str) -> bytes:
-    """The whole Devanagari font cut down to `chars` (and ALWAYS) with every glyph their layout
-    features can reach (fontTools' GSUB closure: conjuncts, matra and nukta forms; GPOS kept
-    for them), as WOFF2 bytes. Deterministic for the same characters and fontTools version.
+def subset_font(text: str) -> bytes:
+    """The whole Devanagari font cut down to the Devanagari words (runs) of `text`: the glyphs
+    of their characters (and ALWAYS) and, word by word, every glyph the layout features reach
+    from that word's characters (fontTools' GSUB closure: conjuncts, matra and nukta forms;
+    GPOS kept for them), as WOFF2 bytes. The layout rules kept are those among these glyphs.
+    Deterministic for the same text and fontTools version.
 
     The font has no hints (neither has the whole one), so on Linux FreeType's auto-hinter fits
     it to the pixel grid from letters it measures in the font; a cut lacking those letters can
@@ -90,19 +156,18 @@ def subset_font(chars: str) -> bytes:
     from fontTools import subset
     from fontTools.ttLib import TTFont
 
-    options = subset.Options()
-    options.layout_features = ["*"]
-    options.flavor = "woff2"
-    options.hinting = False
-    options.desubroutinize = True
-    options.name_IDs = ["*"]  # keep the OFL notice and the font's names
-    font = TTFont(str(SOURCE))
-    subsetter = subset.Subsetter(options)
-    subsetter.populate(text=chars + ALWAYS)
     quiet = logging.getLogger("fontTools.subset")
     level = quiet.level
     quiet.setLevel(logging.WARNING)  # it reports every table it prunes at INFO
     try:
+        glyphs: set[str] = set()
+        for word in _RUN.findall(text):
+            glyphs |= _word_glyphs(word)
+        glyphs |= _word_glyphs("")  # ALWAYS, and .notdef
+        chars = {ord(ch) for ch in text if is_devanagari(ch)} | {ord(ch) for ch in ALWAYS}
+        font = TTFont(str(SOURCE))
+        subsetter = subset.Subsetter(_options(layout_closure=False))
+        subsetter.populate(glyphs=sorted(glyphs), unicodes=sorted(chars))
         subsetter.subset(font)
     finally:
         quiet.setLevel(level)
@@ -124,10 +189,10 @@ def section_fonts(sections: Iterable[Any], shared: Any) -> tuple[dict[int, str],
     for s in sections:
         if not s.written:
             continue
-        chars = devanagari_chars(s, shared)
-        if not chars:
+        words = devanagari_words(s, shared)
+        if not words:
             continue
-        data = subset_font(chars)
+        data = subset_font(words)
         name = font_name(data)
         names[s.number] = name
         fonts[name] = data
