@@ -7,8 +7,10 @@ import gzip
 import os
 import zlib
 
+import brotli
 import pytest
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.http import HttpResponse, StreamingHttpResponse
 from django.test import Client, RequestFactory
 
@@ -102,3 +104,56 @@ def test_section_1_arrives_gzipped_through_the_whole_stack(client: Client) -> No
     assert response["Content-Encoding"] == "gzip"
     html = gzip.decompress(response.content).decode()
     assert "Pause &amp; predict" in html and html.rstrip().endswith("</html>")
+
+
+LONG_PAGE = ("<p>" + " ".join(f"attention weight {i} of the map" for i in range(5000))).encode()
+
+
+def test_a_long_page_goes_as_brotli_to_a_client_that_accepts_it() -> None:
+    from mathmachine.web.compression import BROTLI_FROM
+
+    assert len(LONG_PAGE) >= BROTLI_FROM > len(PAGE)
+    response = respond(HttpResponse(LONG_PAGE))
+    assert response["Content-Encoding"] == "br"
+    assert response["Vary"] == "Accept-Encoding"
+    assert int(response["Content-Length"]) == len(response.content)
+    assert brotli.decompress(response.content) == LONG_PAGE
+    assert len(response.content) < len(gzip.compress(LONG_PAGE, COMPRESSLEVEL))
+    # without br in Accept-Encoding: gzip as before; a short page: gzip even with br
+    assert respond(HttpResponse(LONG_PAGE), accept="gzip")["Content-Encoding"] == "gzip"
+    assert respond(HttpResponse(PAGE), accept="br, gzip")["Content-Encoding"] == "gzip"
+    assert not respond(HttpResponse(LONG_PAGE), accept="brotli").has_header("Content-Encoding")
+
+
+def test_the_brotli_stream_carries_a_random_length_skipped_block_against_breach() -> None:
+    from mathmachine.web.compression import compress_brotli
+
+    plain = compress_brotli(LONG_PAGE, quality=5)
+    lengths = set()
+    for _ in range(40):
+        body = respond(HttpResponse(LONG_PAGE)).content
+        assert brotli.decompress(body) == LONG_PAGE  # the block is skipped by the decoder
+        lengths.add(len(body) - len(plain))
+    assert len(lengths) > 1 and min(lengths) >= 0
+    assert max(lengths) <= GZipMiddleware.max_random_bytes + 2  # the block's own two bytes
+    for padding_max in (1, 2, 300):  # no block, a block of 1 byte, at most 256 bytes
+        for _ in range(20):
+            body = compress_brotli(LONG_PAGE, quality=5, max_random_bytes=padding_max)
+            assert brotli.decompress(body) == LONG_PAGE
+
+
+@pytest.mark.django_db
+def test_a_long_section_arrives_as_brotli_through_the_whole_stack(client: Client) -> None:
+    from support import paid_order_create
+
+    from mathmachine.billing.models import Product
+
+    from .conftest import section_url
+
+    user = get_user_model().objects.create_user("br@example.com", "br@example.com", "pw 42 br!")
+    paid_order_create(user, Product.objects.get(code="unit-18"))
+    client.force_login(user)
+    response = client.get(section_url(13), HTTP_ACCEPT_ENCODING="gzip, br")
+    assert response["Content-Encoding"] == "br"
+    html = brotli.decompress(response.content).decode()
+    assert '<article class="section-body"' in html and html.rstrip().endswith("</html>")
