@@ -9,6 +9,9 @@ the site decides access to paid content. Billing reads the published units from
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
 from functools import cached_property
@@ -179,11 +182,47 @@ def has_unit_access(*, user: User, unit_number: int) -> bool:
     """
     if not getattr(user, "is_authenticated", False) or user.pk is None:
         return False
-    return any(
+    allowed = any(
         (kind == Product.Kind.UNIT and unit == unit_number)
         or (kind == Product.Kind.BUNDLE and bool(paid))
         for kind, unit, paid in _ENTITLEMENTS.rows(user.pk, unit_number)
     )
+    answered = _ANSWERED.get()
+    if answered is not None:
+        answered[(user.pk, unit_number)] = allowed
+    return allowed
+
+
+# What has_unit_access answered during one request, for the offline standing every page sends
+# after its view (learning/offline.py: the units this learner may keep), which would otherwise ask
+# the database the gate's question a second time. Only access_answered reads it: the gate always
+# asks the database. Granting or revoking (services) forgets it.
+_ANSWERED: ContextVar[dict[tuple[Any, int], bool] | None] = ContextVar(
+    "billing_access_answered", default=None
+)
+
+
+@contextmanager
+def access_answers_kept() -> Iterator[None]:
+    """Keep has_unit_access's answers while the block runs (one request)."""
+    token = _ANSWERED.set({})
+    try:
+        yield
+    finally:
+        _ANSWERED.reset(token)
+
+
+def access_answered(*, user: User, unit_number: int) -> bool | None:
+    """What has_unit_access answered for ``user`` and ``unit_number`` in this block, or None."""
+    answered = _ANSWERED.get()
+    return None if answered is None else answered.get((user.pk, unit_number))
+
+
+def access_answers_forget() -> None:
+    """Access changed (an entitlement granted or revoked): nothing answered before holds."""
+    answered = _ANSWERED.get()
+    if answered is not None:
+        answered.clear()
 
 
 # Buying ------------------------------------------------------------------------------------

@@ -179,6 +179,7 @@ def payment_record_captured(
     order.paid_at = now
     order.save(update_fields=["state", "paid_at", "updated_at"])
     Entitlement.objects.create(user=order.user, product=order.product, order=order, granted_at=now)
+    selectors.access_answers_forget()
     order_pk = order.pk
     site = site_root()  # now, while the request that paid is answered: the links' address
     transaction.on_commit(lambda: emails.receipt_send(order_id=order_pk, site=site))
@@ -384,6 +385,7 @@ def refund_complete(*, refund: Refund, amount_paise: int) -> str:
     refund.error = ""
     refund.save(update_fields=["status", "processed_at", "error"])
     Entitlement.objects.filter(order=order, revoked_at__isnull=True).update(revoked_at=now)
+    selectors.access_answers_forget()
     order_pk = order.pk
     site = site_root()
     transaction.on_commit(lambda: emails.refund_send(order_id=order_pk, site=site))

@@ -33,6 +33,15 @@ def _private(response: HttpResponse) -> HttpResponse:
     return response
 
 
+def _keepable(response: HttpResponse) -> HttpResponse:
+    """A page its reader may keep on their phone (docs/offline.md): a section open to them, the
+    unit page of a unit they own. Private (never in a shared cache) and always asked of the
+    server again (no-cache), but not no-store: the kept copy may hold it."""
+    patch_cache_control(response, private=True, no_cache=True)
+    response["Vary"] = "Cookie"
+    return response
+
+
 @require_GET
 def home(request: HttpRequest) -> HttpResponse:
     """The published units, each with what is written, and "Continue" for a returning learner."""
@@ -61,7 +70,8 @@ def unit_detail(request: HttpRequest, unit_slug: str) -> HttpResponse:
         "standing": standing,
         "contents": published.contents,
     }
-    return _private(render(request, "learning/unit.html", context))
+    response = render(request, "learning/unit.html", context)
+    return _keepable(response) if standing.owned and unit is published else _private(response)
 
 
 @require_GET
@@ -143,7 +153,9 @@ def _section_page(
     following = unit.sections[index + 1] if index + 1 < len(unit.sections) else None
     # The free preview ends here when the next section is closed to this learner.
     is_preview_end = following is not None and not is_open[following.number]
-    return _private(
+    # A section open to its reader may be kept on their phone; a draft (staff) never is.
+    keepable = _private if section.draft else _keepable
+    return keepable(
         render(
             request,
             "learning/section.html",

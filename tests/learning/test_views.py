@@ -148,11 +148,20 @@ def test_pages_take_only_get(client: Client) -> None:
 # Headers ---------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("path", [UNIT_PAGE, SECTION_1, section_url(2), PRICING])
+@pytest.mark.parametrize("path", [UNIT_PAGE, section_url(2), PRICING])
 def test_learner_pages_are_private_and_never_stored(client: Client, path: str) -> None:
     response = client.get(path)
     cache_control = {p.strip() for p in response["Cache-Control"].split(",")}
     assert {"private", "no-store"} <= cache_control
+    assert "Cookie" in response["Vary"]
+
+
+def test_an_open_section_is_private_and_always_asked_again(client: Client) -> None:
+    """The free section may be kept on a phone with its unit (docs/offline.md): never in a
+    shared cache (private, Vary: Cookie) and revalidated every time (no-cache), not no-store."""
+    response = client.get(SECTION_1)
+    cache_control = {p.strip() for p in response["Cache-Control"].split(",")}
+    assert {"private", "no-cache"} <= cache_control and "no-store" not in cache_control
     assert "Cookie" in response["Vary"]
 
 

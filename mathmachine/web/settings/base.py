@@ -54,6 +54,8 @@ MIDDLEWARE = [
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "allauth.account.middleware.AccountMiddleware",
+    # X-MM-Owner and X-MM-Keep on every page, for the service worker (docs/offline.md).
+    "mathmachine.learning.offline.OfflineHeadersMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "csp.middleware.CSPMiddleware",
@@ -75,6 +77,7 @@ TEMPLATES = [
                 "csp.context_processors.nonce",
                 "mathmachine.web.context_processors.site",
                 "mathmachine.web.context_processors.account_links",
+                "mathmachine.learning.offline.offline_context",
             ],
         },
     },
