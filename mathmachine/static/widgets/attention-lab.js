@@ -20,6 +20,8 @@ import {PALETTE, drawHeatmap, level, markKey, shortLabel} from './heatmap.js';
 
 const SVG = 'http://www.w3.org/2000/svg'
 const NEAR_ZERO = 0.05 // a row's words name weights from this size up
+// The lab runs the model on the server: without a connection it says so (a kept §6 opens offline).
+const OFFLINE = 'The lab needs a connection: it runs the model on our server, which cannot be reached now (are you offline?).'
 const DEVANAGARI = /[\u0900-\u097f\ua8e0-\ua8ff]/
 const MARK = /^\p{M}/u
 // The exported SVG has no stylesheet: its Devanagari labels name the fonts themselves (site.css's
@@ -134,7 +136,7 @@ export class AttentionLabElement extends WidgetElement {
         headers: {Accept: 'application/json'},
       })
     } catch {
-      throw {error: 'The lab could not reach the server. Check your connection and try again.'}
+      throw {error: OFFLINE, offline: true} // no answer at all: no connection (or no server)
     }
     let body
     try {
@@ -170,7 +172,13 @@ export class AttentionLabElement extends WidgetElement {
       this.#show({...d, sentence: this.target('text').value.trim()}, true)
     } catch (problem) {
       if (asked !== this.#asked) return
-      this.#refuse(problem.error || 'The lab could not answer.', problem.field)
+      if (problem.offline) {
+        // The section's own example instead, from the page (the server drew it): a map to read.
+        this.target('layer').value = String(this.state.layer)
+        this.target('head').value = String(this.state.head)
+        this.#show({...this.state.initial, sentence: this.state.sentence}, false)
+        this.#refuse(`${OFFLINE} The map below is this section's own example, “${this.state.sentence}”; try your sentence again when you are online.`, null)
+      } else this.#refuse(problem.error || 'The lab could not answer.', problem.field)
       this.#stale()
       this.emit('update', this.#detail())
     } finally {
