@@ -54,6 +54,7 @@ from django.templatetags.static import static
 from django.urls import reverse
 
 from mathmachine.coursebook.model import CompiledUnit
+from mathmachine.web import pwa
 from mathmachine.web.compression import COMPRESSLEVEL
 
 # The kinds the size is told by (bench/kept_unit.py prints them), by the file's ending.
@@ -274,6 +275,10 @@ def keep_list(
             continue
         if path in fonts:
             asset: _Asset | None = _Asset(fonts[path], len(fonts[path]))
+        elif path == reverse("manifest"):  # the installed app's manifest, and its icons
+            data = pwa.manifest_bytes()
+            asset = _Asset(data, _compressed_size(data))
+            queue += pwa.manifest_icons()
         elif path.startswith(static_url):
             asset = _static_asset(path[len(static_url) :])
         else:

@@ -14,9 +14,10 @@ import hashlib
 import json
 from functools import cache
 from pathlib import Path
+from typing import cast
 
 from django.conf import settings
-from django.http import HttpRequest, HttpResponse, HttpResponseNotModified, JsonResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseNotModified
 from django.templatetags.static import static
 from django.urls import reverse
 from django.views.decorators.http import require_GET
@@ -67,10 +68,18 @@ def manifest_data() -> dict[str, object]:
     }
 
 
+def manifest_bytes() -> bytes:
+    """The manifest as served (a kept unit keeps these bytes too: learning/keeping.py)."""
+    return json.dumps(manifest_data(), ensure_ascii=False).encode("utf-8")
+
+
+def manifest_icons() -> list[str]:
+    return [str(icon["src"]) for icon in cast("list[dict[str, str]]", manifest_data()["icons"])]
+
+
 @require_GET
 def manifest(request: HttpRequest) -> HttpResponse:
-    response = JsonResponse(manifest_data(), json_dumps_params={"ensure_ascii": False})
-    response["Content-Type"] = "application/manifest+json"
+    response = HttpResponse(manifest_bytes(), content_type="application/manifest+json")
     response["Cache-Control"] = "public, max-age=3600"
     return response
 

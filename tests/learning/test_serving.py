@@ -84,7 +84,9 @@ def test_every_written_section_renders_for_a_buyer_with_exactly_its_declared_ass
         html = response.content.decode()
         scripts = re.findall(r'<script type="module" src="/static/([^"]+)"', html)
         styles = re.findall(r'<link rel="stylesheet" href="/static/([^"]+)"', html)
-        site = {paths[p] for p in ("site/site.css", "site/checks.js", "site/nojs.css")}
+        site = {
+            paths[p] for p in ("site/site.css", "site/checks.js", "site/app.js", "site/nojs.css")
+        }
         assert {s for s in scripts + styles if s not in site} == {
             paths[p] for p in (*section.scripts, *section.styles)
         }, section.number
