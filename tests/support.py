@@ -80,6 +80,25 @@ def paid_order_create(user: Any, product: Any) -> Any:
     return order
 
 
+def bought_order_create(user: Any, code: str = "unit-18") -> Any:
+    """Buy a product ("unit-18" or "all-paid-units") through billing's own services: an order
+    with the (offline test-mode) provider, then its captured payment, which grants access (so,
+    unlike paid_order_create, it can be refunded as a learner's would)."""
+    from mathmachine.billing import services
+    from mathmachine.billing.models import Product
+
+    order = services.order_create(user=user, product=Product.objects.get(code=code))
+    outcome = services.payment_record_captured(
+        order=order,
+        payment_id=f"pay_{uuid.uuid4().hex[:14]}",
+        amount_paise=order.amount_paise,
+        currency=order.currency,
+        source="test",
+    )
+    assert outcome.granted, outcome.message
+    return order
+
+
 def widget_context(examples: dict[str, Any]) -> Any:
     """The context a widget renderer gets inside Unit 18, with the unit's examples (no figures)."""
     from mathmachine.coursebook.widgets import WidgetContext

@@ -43,24 +43,14 @@ def _buyer(email: str = "") -> tuple[Any, Any, str]:
     test-mode payment, so that it can be refunded): (user, order, session cookie value)."""
     from django.contrib.auth import get_user_model
     from django.test import Client
-
-    from mathmachine.billing import services
-    from mathmachine.billing.models import Product
+    from support import bought_order_create
 
     from .conftest import _create_migration_data
 
     _create_migration_data()
     email = email or f"keeper-{uuid.uuid4().hex[:10]}@example.com"
     user = get_user_model().objects.create_user(email, email, "a long test password 42")
-    order = services.order_create(user=user, product=Product.objects.get(code="unit-18"))
-    paid = services.payment_record_captured(
-        order=order,
-        payment_id=f"pay_{uuid.uuid4().hex[:14]}",
-        amount_paise=order.amount_paise,
-        currency=order.currency,
-        source="test",
-    )
-    assert paid.granted, paid.message
+    order = bought_order_create(user)
     client = Client()
     client.force_login(user)
     return user, order, client.cookies[settings.SESSION_COOKIE_NAME].value
@@ -126,6 +116,16 @@ def _keep(site: Any, paths: list[str], owner: str | None = None) -> str:
         }""",
         [UNIT, paths, owner],
     )
+
+
+def _a_buyer_keeping_section_2(open_page: OpenPage) -> tuple[Any, Any, Any, str]:
+    """A buyer signed in, the worker in control, the unit page and §2 kept:
+    (user, order, site, the kept cache's name)."""
+    user, order, cookie = _buyer()
+    site = open_page()
+    _sign_in(site, cookie)
+    _controlled(site, SECTION_2)
+    return user, order, site, _keep(site, [UNIT_PAGE, SECTION_2])
 
 
 def _offline_goto(site: Any, path: str) -> Any:
@@ -279,11 +279,7 @@ def test_offline_with_nothing_kept_the_page_says_how_to_keep_a_unit(open_page: O
 
 
 def test_signing_out_removes_every_kept_locked_page(open_page: OpenPage) -> None:
-    _, _, cookie = _buyer()
-    site = open_page()
-    _sign_in(site, cookie)
-    _controlled(site, SECTION_2)
-    _keep(site, [UNIT_PAGE, SECTION_2])
+    _, _, site, _ = _a_buyer_keeping_section_2(open_page)
     # robots.txt in the browser's HTTP cache (an hour): Clear-Site-Data "cache" must empty it.
     cached = """async () => {
       try { return (await fetch('/robots.txt', {cache: 'only-if-cached', mode: 'same-origin'})).ok }
@@ -307,11 +303,7 @@ def test_signing_out_removes_every_kept_locked_page(open_page: OpenPage) -> None
 def test_a_refund_removes_the_kept_unit_at_the_next_online_visit(open_page: OpenPage) -> None:
     from mathmachine.billing import services
 
-    user, order, cookie = _buyer()
-    site = open_page()
-    _sign_in(site, cookie)
-    _controlled(site, SECTION_2)
-    name = _keep(site, [UNIT_PAGE, SECTION_2])
+    user, order, site, name = _a_buyer_keeping_section_2(open_page)
     assert _offline_goto(site, SECTION_2).headers.get("x-mm-offline") is None  # kept, opens
     site.goto("/")  # online, still owned: the kept copy stays
     assert name in _cache_keys(site)

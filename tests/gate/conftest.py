@@ -3,7 +3,6 @@ and entitlements granted and revoked."""
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -11,10 +10,11 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.core.cache import cache
 from sentinel import build_sentinel_content
+from support import bought_order_create
 
 from mathmachine import coursebook
 from mathmachine.billing import services as billing
-from mathmachine.billing.models import Order, Product
+from mathmachine.billing.models import Order
 
 
 @pytest.fixture(scope="session")
@@ -34,9 +34,6 @@ def gated_site(settings, sentinel_content: Path, tmp_path: Path, monkeypatch) ->
     coursebook.cache.clear_memo()
 
 
-_payments = itertools.count(1)
-
-
 @pytest.fixture
 def make_user(db) -> Callable[..., object]:
     def make(email: str) -> object:
@@ -53,16 +50,7 @@ def grant(db) -> Callable[..., Order]:
     with the (offline test-mode) provider, then a captured payment, which grants access."""
 
     def do(user: object, code: str = "unit-18") -> Order:
-        order = billing.order_create(user=user, product=Product.objects.get(code=code))
-        outcome = billing.payment_record_captured(
-            order=order,
-            payment_id=f"pay_gate{next(_payments):06d}",
-            amount_paise=order.amount_paise,
-            currency=order.currency,
-            source="test",
-        )
-        assert outcome.granted, outcome.message
-        return order
+        return bought_order_create(user, code)
 
     return do
 

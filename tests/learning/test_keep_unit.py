@@ -6,40 +6,26 @@ from __future__ import annotations
 
 import dataclasses
 import gzip
-import itertools
 from typing import Any
 
 import pytest
 from django.contrib.auth import get_user_model
 from django.test import Client
+from support import bought_order_create as _buy
 
 from mathmachine.billing import services as billing
-from mathmachine.billing.models import Order, Product
+from mathmachine.billing.models import Order
 from mathmachine.coursebook.model import CompiledUnit
 from mathmachine.learning import keeping
 
 UNIT = "attention-and-transformers"
 KEEP = f"/units/{UNIT}/keep/"
-_payments = itertools.count(1)
 
 
 def _user(email: str) -> Any:
     return get_user_model().objects.create_user(
         username=email, email=email, password="a long test password 42"
     )
-
-
-def _buy(user: Any, code: str = "unit-18") -> Order:
-    order = billing.order_create(user=user, product=Product.objects.get(code=code))
-    outcome = billing.payment_record_captured(
-        order=order,
-        payment_id=f"pay_keep{next(_payments):06d}",
-        amount_paise=order.amount_paise,
-        currency=order.currency,
-        source="test",
-    )
-    assert outcome.granted, outcome.message
-    return order
 
 
 def _client(user: Any | None) -> Client:
