@@ -281,8 +281,8 @@ async function offlinePage(url) {
     .join("");
   const kept = units.length
     ? `<h2>Kept on this phone</h2><ul class="offline-kept">${list}</ul>`
-    : "<p>Nothing is kept on this phone yet. A unit you own can be kept from its page " +
-      "(“Keep this unit on this phone”) while you are online, and then read here offline.</p>";
+    : "<p>Nothing is kept on this phone yet. Pages you open online need a connection " +
+      "to open again.</p>";
   const name = escapeHtml(CONFIG.courseName);
   const html = `<!doctype html>
 <html lang="en">
