@@ -17,6 +17,11 @@ the scanner below knows where each begins and ends (a ``/`` starts a regular exp
 expression may start, as ECMAScript's grammar says, and divides after a value). A template
 literal's ``${…}`` is scanned as code. The result is checked by tests/web/test_minify.py: Node
 parses every stripped file, stripping twice is stripping once, and the strings stay.
+
+Why not a library: rJSmin (the usual Python choice) handles only unnested template literals, and
+our widgets nest them (a template literal inside another's ``${…}``); a minifier that renames or
+rewrites code (terser, esbuild) would need Node at collectstatic time, which ``make run`` does
+not otherwise need.
 """
 
 from __future__ import annotations
