@@ -69,9 +69,12 @@ def unit_detail(request: HttpRequest, unit_slug: str) -> HttpResponse:
         "toc_html": partial(toc_html, unit=unit, toc=toc, current=None),
         "standing": standing,
         "contents": published.contents,
+        # "Keep this unit on this phone" (docs/offline.md): an owner's page of the published
+        # unit, which is itself kept (a staff reader's page with drafts is not).
+        "keepable": standing.owned and unit is published,
     }
     response = render(request, "learning/unit.html", context)
-    return _keepable(response) if standing.owned and unit is published else _private(response)
+    return _keepable(response) if context["keepable"] else _private(response)
 
 
 @require_GET
@@ -100,7 +103,10 @@ def section_detail(request: HttpRequest, unit_slug: str, number: int) -> HttpRes
     # A plain read makes no learner (no session row, no visit row): the anonymous token is made
     # at the first answer (check_answer), and sections reached are recorded from then on.
     learner = learner_from_request(request)
-    if not section.draft:  # a staff read of a draft is no visit: it counts nowhere
+    # A staff read of a draft is no visit: it counts nowhere; nor is the unit page's script
+    # fetching every section to keep the unit on the phone (its Continue would point at §15).
+    keeping_fetch = request.headers.get(KEEPING_HEADER) == "1"
+    if not section.draft and not keeping_fetch:
         services.section_visit_record(learner=learner, unit_slug=unit.slug, section_number=number)
     messages_by_check = {
         m.extra_tags.removeprefix("check:"): str(m)
@@ -111,7 +117,7 @@ def section_detail(request: HttpRequest, unit_slug: str, number: int) -> HttpRes
         request, published, unit, section, toc, messages_by_check, kept_attempts=True
     )
     learner_offer_set(request, response)
-    if ATTEMPT_COOKIE in request.COOKIES:
+    if ATTEMPT_COOKIE in request.COOKIES and not keeping_fetch:
         response.delete_cookie(ATTEMPT_COOKIE, samesite="Lax")  # shown once
     return response
 
@@ -521,6 +527,8 @@ def _lab_section(unit: CompiledUnit) -> CompiledSection:
     return found[0]
 
 
+# Sent by site/keep-unit.js with every page it fetches to keep (docs/offline.md).
+KEEPING_HEADER = "X-MM-Keeping"
 KEEP_SIGN_IN = "Sign in with the account that owns Unit {number} to keep it on this phone."
 KEEP_NOT_OWNER = "Only a learner who owns Unit {number} can keep it on this phone."
 

@@ -21,6 +21,8 @@ const STATIC_CACHE = `mm-static-v${CONFIG.staticVersion}`;
 const META_CACHE = "mm-meta";
 const OWNER_ENTRY = "/__mm__/owner";
 const KEPT_PREFIX = "mm-kept:";
+// Where the unit page's script puts a unit while it downloads (site/keep-unit.js); never served.
+const STAGING_PREFIX = "mm-keeping:";
 const KEPT_INDEX = "/__mm__/kept/";
 const HASHED = /\.[0-9a-f]{12}\.[A-Za-z0-9]+$/;
 const SECTION_FONT = /^\/units\/[\w-]+\/fonts\/[^/]+$/;
@@ -60,9 +62,13 @@ function keptName(owner, slug) {
   return `${KEPT_PREFIX}${owner}:${slug}`;
 }
 
-function parseKept(name) {
-  if (!name.startsWith(KEPT_PREFIX)) return null;
-  const rest = name.slice(KEPT_PREFIX.length);
+// A kept cache's owner and unit; with `staging`, a unit being downloaded counts too.
+function parseKept(name, { staging = false } = {}) {
+  const prefix = [KEPT_PREFIX, ...(staging ? [STAGING_PREFIX] : [])].find((p) =>
+    name.startsWith(p),
+  );
+  if (!prefix) return null;
+  const rest = name.slice(prefix.length);
   const colon = rest.indexOf(":");
   if (colon < 0) return { owner: null, slug: null };
   return { owner: rest.slice(0, colon), slug: rest.slice(colon + 1) };
@@ -87,21 +93,27 @@ async function obey(owner, keepHeader) {
   const keep = new Set((keepHeader || "").split(/\s+/).filter(Boolean));
   await rememberOwner(owner);
   for (const name of await caches.keys()) {
-    const kept = parseKept(name);
+    const kept = parseKept(name, { staging: true });
     if (kept && (!owner || kept.owner !== owner || !keep.has(kept.slug))) {
       await caches.delete(name);
     }
   }
 }
 
-// The last learner's kept caches (none when nobody is signed in, or nobody was seen).
+// The last learner's kept caches (none when nobody is signed in, or nobody was seen). A cache
+// is a kept copy only once its index entry is written, the last thing keeping does: one left
+// unfinished (the page closed while it copied) is not served.
 async function ownCaches() {
   const owner = await lastOwner();
   if (!owner) return [];
-  return (await caches.keys()).filter((name) => {
+  const own = [];
+  for (const name of await caches.keys()) {
     const kept = parseKept(name);
-    return kept && kept.owner === owner;
-  });
+    if (!kept || kept.owner !== owner) continue;
+    const cache = await caches.open(name);
+    if (await cache.match(`${KEPT_INDEX}${kept.slug}.json`)) own.push(name);
+  }
+  return own;
 }
 
 function stores(response) {
@@ -281,8 +293,9 @@ async function offlinePage(url) {
     .join("");
   const kept = units.length
     ? `<h2>Kept on this phone</h2><ul class="offline-kept">${list}</ul>`
-    : "<p>Nothing is kept on this phone yet. Pages you open online need a connection " +
-      "to open again.</p>";
+    : "<p>Nothing is kept on this phone yet. To read a unit you own with no connection, " +
+      "open the unit's page when you are online and choose “Keep this unit on this " +
+      "phone”: every section is then stored here.</p>";
   const name = escapeHtml(CONFIG.courseName);
   const html = `<!doctype html>
 <html lang="en">
