@@ -49,7 +49,8 @@ _KEEP = """async () => {
   const start = performance.now()
   button.click()
   const outcome = await done
-  return {outcome, ms: performance.now() - start, text: root.querySelector('[data-keep="state"]').textContent}
+  const ms = performance.now() - start
+  return {outcome, ms, text: root.querySelector('[data-keep="state"]').textContent}
 }"""
 
 _STORED = """async ([owner, unit]) => {
@@ -130,7 +131,9 @@ def main(argv: list[str]) -> None:
             browser = p.chromium.launch(
                 executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS
             )
-            print(f"\nkeeping it in Chromium on the loopback ({rounds} rounds, a fresh context each)")
+            print(
+                f"\nkeeping it in Chromium on the loopback ({rounds} rounds, a fresh context each)"
+            )
             runs = []
             for n in range(1, rounds + 1):
                 run = one_round(browser, site, cookie, log)
