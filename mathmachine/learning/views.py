@@ -104,7 +104,8 @@ def section_detail(request: HttpRequest, unit_slug: str, number: int) -> HttpRes
     # at the first answer (check_answer), and sections reached are recorded from then on.
     learner = learner_from_request(request)
     # A staff read of a draft is no visit: it counts nowhere; nor is the unit page's script
-    # fetching every section to keep the unit on the phone (its Continue would point at §15).
+    # fetching every section to keep the unit on the phone (else every section would count as
+    # reached, the last one latest: "Continue" goes by the sections reached).
     keeping_fetch = request.headers.get(KEEPING_HEADER) == "1"
     if not section.draft and not keeping_fetch:
         services.section_visit_record(learner=learner, unit_slug=unit.slug, section_number=number)

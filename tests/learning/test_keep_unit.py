@@ -195,3 +195,33 @@ def test_page_references_reads_what_pages_load() -> None:
         "/static/c.svg",
         "/units/x/fonts/f.woff2",
     ]
+
+
+def test_the_unit_page_has_the_keep_control_for_an_owner_only(db: None) -> None:
+    """The control and its script are on an owner's unit page (which the keep list itself
+    lists, so the kept unit page keeps its control); a visitor or another learner gets
+    neither."""
+    _, owner = _owner(db)
+    page = owner.get(f"/units/{UNIT}/").content.decode()
+    assert 'id="keep-unit"' in page and f'data-list="{KEEP}"' in page
+    assert "/static/site/keep-unit.js" in page
+    assert "needs JavaScript" in page  # its <noscript>
+    assert "/static/site/keep-unit.js" in owner.get(KEEP).json()["urls"]
+    for client in (_client(None), _client(_user("reader@example.com"))):
+        other = client.get(f"/units/{UNIT}/").content.decode()
+        assert 'id="keep-unit"' not in other and "keep-unit.js" not in other
+
+
+def test_a_page_fetched_to_be_kept_is_no_visit(db: None) -> None:
+    """Keeping fetches every section with X-MM-Keeping: 1: no section visit is recorded (the
+    sections the learner reached, and so where "Continue" goes, stay theirs); a read without it
+    is one."""
+    from mathmachine.learning.models import SectionVisit
+
+    user, client = _owner(db)
+    client.get(f"/units/{UNIT}/3/")
+    for number in (4, 9, 15):
+        response = client.get(f"/units/{UNIT}/{number}/", HTTP_X_MM_KEEPING="1")
+        assert response.status_code == 200 and b'class="section-body"' in response.content
+    visits = SectionVisit.objects.filter(user=user, unit_slug=UNIT)
+    assert sorted(v.section_number for v in visits) == [3]
