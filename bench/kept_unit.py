@@ -17,7 +17,10 @@ staging cache, copied into the kept cache, the index written). Printed per round
 what the server sent meanwhile (gunicorn's access log: responses and body bytes, i.e. compressed
 as they travelled, whoever asked: the page or its worker); how much the origin's storage grew
 (navigator.storage.estimate(): the kept files are stored decoded); the kept cache's entries.
-Figures are printed, never asserted.
+Then, offline (Playwright's set_offline), every kept page is opened: how many came from the
+phone (not the worker's offline page), how many with every widget upgraded (their hashed
+scripts from the kept cache), and any request that failed (a file not kept). Figures are
+printed, never asserted.
 """
 
 from __future__ import annotations
@@ -81,7 +84,33 @@ def print_list(listed: dict[str, Any]) -> None:
         print(f"  {kind:<8} {row['files']:>5} {row['bytes']:>10,} {share:>6.0%}")
 
 
-def one_round(browser: Any, site: str, cookie: tuple[str, str], log: Path) -> dict[str, Any]:
+def read_offline(context: Any, page: Any, site: str, pages: list[str]) -> dict[str, Any]:
+    """Offline, open every kept page: whether it came from the phone (not the worker's offline
+    page), whether every widget upgraded (its scripts, hashed, from the kept cache), and the
+    requests that failed (a file not kept)."""
+    failed: list[str] = []
+    page.on("requestfailed", lambda r: failed.append(r.url))
+    context.set_offline(True)
+    opened = upgraded = 0
+    try:
+        for path in pages:
+            response = page.goto(site + path, wait_until="load")
+            if response is None or response.headers.get("x-mm-offline"):
+                continue
+            opened += 1
+            page.wait_for_timeout(100)
+            upgraded += page.evaluate(
+                """() => [...document.querySelectorAll('[data-kit]')]
+                  .every(w => w.hasAttribute('data-upgraded'))"""
+            )
+    finally:
+        context.set_offline(False)
+    return {"opened": opened, "upgraded": upgraded, "failed": failed}
+
+
+def one_round(
+    browser: Any, site: str, cookie: tuple[str, str], log: Path, pages: list[str]
+) -> dict[str, Any]:
     context = browser.new_context(viewport={"width": 360, "height": 740})
     context.add_cookies([{"name": cookie[0], "value": cookie[1], "url": site}])
     try:
@@ -99,6 +128,9 @@ def one_round(browser: Any, site: str, cookie: tuple[str, str], log: Path) -> di
         result = page.evaluate(_KEEP)
         after = page.evaluate(_STORED, [owner, UNIT])
         server, _ = _log_lines(log, offset)
+        offline = (
+            read_offline(context, page, site, pages) if result.get("outcome") == "kept" else {}
+        )
     finally:
         context.close()
     if result.get("outcome") != "kept":
@@ -110,6 +142,7 @@ def one_round(browser: Any, site: str, cookie: tuple[str, str], log: Path) -> di
         "errors": [f"{s} {p}" for s, _, p in server if s >= 400],
         "stored": after["usage"] - before["usage"],
         "entries": after["entries"],
+        "offline": offline,
     }
 
 
@@ -136,13 +169,21 @@ def main(argv: list[str]) -> None:
             )
             runs = []
             for n in range(1, rounds + 1):
-                run = one_round(browser, site, cookie, log)
+                pages = [u for u in listed["urls"] if u.endswith("/")]
+                run = one_round(browser, site, cookie, log, pages)
                 runs.append(run)
+                off = run["offline"]
                 print(
                     f"  round {n}: kept in {run['ms']:6.0f} ms; the server sent "
                     f"{run['responses']} responses, {run['body']:,} B of body; storage grew "
                     f"{run['stored']:,} B; {run['entries']} entries in the kept cache"
                     + (f"; errors: {', '.join(run['errors'])}" if run["errors"] else "")
+                )
+                print(
+                    f"    then offline: {off['opened']} of {len(pages)} kept pages opened from "
+                    f"the phone, {off['upgraded']} with every widget upgraded; "
+                    f"{len(off['failed'])} requests failed"
+                    + (f" ({', '.join(off['failed'][:5])})" if off["failed"] else "")
                 )
             browser.close()
     print(
