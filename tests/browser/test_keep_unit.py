@@ -404,3 +404,38 @@ def test_without_javascript_an_owner_is_told_keeping_needs_it(open_page: OpenPag
     assert "needs JavaScript" in main.inner_text()
     assert site.page.locator("#keep-unit button:visible").count() == 0
     assert site.scroll_width() <= 360
+
+
+# The worker's side of it ------------------------------------------------------------------------
+
+
+def test_a_copy_left_unfinished_is_never_served_and_staging_caches_follow_the_paywall(
+    open_page: OpenPage,
+) -> None:
+    """A kept cache without its index entry (the page closed while it was copied) is not
+    served offline, and the unit page deletes it; a staging cache of another learner goes at
+    the next page, as their kept caches do."""
+    site = _owner_on_the_unit_page(open_page)
+    owner = _owner_key(site)
+    name = f"mm-kept:{owner}:{UNIT}"
+    other = f"mm-keeping:0123456789abcdef0123:{UNIT}"
+    site.goto(section(1))  # a page without the control, which would delete it at once
+    site.page.evaluate(
+        """async ([name, other, path]) => {
+          const response = await fetch(path, {credentials: 'same-origin'})
+          await (await caches.open(name)).put(path, response.clone())
+          await (await caches.open(other)).put(path, response)
+        }""",
+        [name, other, section(2)],
+    )
+    site.context.set_offline(True)
+    try:
+        response = site.page.goto(site.url(section(2)))
+        assert response is not None and _is_offline_page(site, response)
+    finally:
+        site.context.set_offline(False)
+    site.goto(UNIT_PAGE)
+    _drawn(site)
+    keys = _cache_keys(site)
+    assert other not in keys and name not in keys
+    expect(site.page.get_by_role("button", name="Keep this unit on this phone")).to_be_visible()
