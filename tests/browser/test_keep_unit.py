@@ -281,6 +281,8 @@ def test_an_owner_keeps_the_unit_with_its_size_and_progress_then_reads_it_offlin
         assert "Kept on this phone on" in state and "You are offline" in state
     finally:
         site.context.set_offline(False)
+    # Online again, the control asks the server afresh (and finds the copy current).
+    expect(page.locator(STATE)).to_contain_text("opens from this phone when there is no connection")
 
 
 def test_remove_from_this_phone_frees_it(open_page: OpenPage) -> None:
