@@ -217,3 +217,26 @@ class SharedMap(models.Model):
 
     def __str__(self) -> str:
         return f"shared map {self.public_id}: layer {self.layer}, head {self.head}"
+
+
+class ReceivedAnswer(LearnerOwned):
+    """An answer the page's script sent with an id it made on the device (``client_answer_id``):
+    kept so that the same answer sent again (queued offline and sent when the connection
+    returned, or sent twice because the first reply was lost) is answered as the first time,
+    with the same verdict and feedback, and changes nothing: no second attempt is counted.
+    The id is unique per learner; two learners' ids never meet. Pruned after 90 days
+    (``manage.py answers_received_prune``)."""
+
+    client_answer_id = models.CharField(max_length=64)
+    unit_slug = models.SlugField(max_length=80)
+    check_id = models.SlugField(max_length=80)
+    status = models.PositiveSmallIntegerField(help_text="the HTTP status of the first answer")
+    payload = models.JSONField(help_text="the first answer's JSON: verdict, message, the check")
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+
+    class Meta:
+        constraints = _owner_constraints("receivedanswer", ("client_answer_id",))
+        ordering = ("-created_at",)
+
+    def __str__(self) -> str:
+        return f"{self.learner_label} · {self.unit_slug}/{self.check_id} · {self.client_answer_id}"

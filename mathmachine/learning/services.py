@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import re
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import Any, TypeVar
 
 from django.contrib.auth.base_user import AbstractBaseUser
@@ -16,7 +19,7 @@ from mathmachine.coursebook.model import CheckDef
 from mathmachine.coursebook.variants import numbers_of
 
 from .learners import Learner
-from .models import CheckAnswer, SectionVisit, VariantRecord
+from .models import CheckAnswer, ReceivedAnswer, SectionVisit, VariantRecord
 
 
 @dataclass(frozen=True)
@@ -100,6 +103,80 @@ def check_answer_submit(
             if attempt == 1:
                 raise
     raise AssertionError("unreachable")
+
+
+#: An id the page's script makes for one answer (crypto.randomUUID, or random hex).
+CLIENT_ANSWER_ID = re.compile(r"[A-Za-z0-9_-]{8,64}")
+CLIENT_ANSWER_ID_MESSAGE = (
+    "The answer's id (client_answer_id) must be 8 to 64 letters, digits, dashes or underscores."
+)
+#: How long a received answer's id is kept (answers_received_prune).
+RECEIVED_ANSWER_DAYS = 90
+
+
+class AnswerIdReused(Exception):
+    """The id was already used by this learner for another check."""
+
+    MESSAGE = "This answer's id was already used for another check: make a new id for each answer."
+
+
+@dataclass(frozen=True)
+class Received:
+    """What an answer sent with an id was answered: ``status`` and ``payload`` (the JSON),
+    ``again``: this id had been received before, and this is the first answer, unchanged."""
+
+    status: int
+    payload: dict[str, Any]
+    again: bool
+
+
+def answer_received_once(
+    *,
+    learner: Learner,
+    client_answer_id: str,
+    unit_slug: str,
+    check_id: str,
+    answer: Callable[[], tuple[int, dict[str, Any]]],
+) -> Received:
+    """Run ``answer`` (which grades and stores the answer, and says the HTTP status and the
+    JSON to send) once per ``client_answer_id`` of this learner: the first time it runs, and
+    what it said is kept with the id, in the same transaction; every later time the kept
+    answer is returned and nothing runs. Two sends of one id at once serialise on the id's
+    unique constraint: the second waits for the first and gets its answer. AnswerIdReused if
+    the id was received for another check."""
+    if not learner.known:
+        raise ValueError("a received answer needs a learner (a user or an anonymous token)")
+    if not CLIENT_ANSWER_ID.fullmatch(client_answer_id):
+        raise ValueError(CLIENT_ANSWER_ID_MESSAGE)
+    owner = learner.owner()
+    key = {"client_answer_id": client_answer_id, **owner}
+    with transaction.atomic():
+        try:
+            with transaction.atomic():  # savepoint: the id's unique constraint decides
+                receipt = ReceivedAnswer.objects.create(
+                    unit_slug=unit_slug, check_id=check_id, status=0, payload={}, **key
+                )
+        except IntegrityError:
+            receipt = None
+        if receipt is not None:
+            status, payload = answer()
+            receipt.status, receipt.payload = status, payload
+            receipt.save(update_fields=["status", "payload"])
+            return Received(status=status, payload=payload, again=False)
+    kept = ReceivedAnswer.objects.get(**key)
+    if (kept.unit_slug, kept.check_id) != (unit_slug, check_id):
+        raise AnswerIdReused(AnswerIdReused.MESSAGE)
+    return Received(status=kept.status, payload=dict(kept.payload), again=True)
+
+
+def answers_received_prune(*, days: int = RECEIVED_ANSWER_DAYS) -> int:
+    """Forget the ids of answers received more than ``days`` days ago; returns how many. An
+    answer queued on a phone for longer than that and sent then would be graded as new."""
+    if days < 1:
+        raise ValueError("keep the ids for at least a day")
+    cutoff = timezone.now() - timedelta(days=days)
+    deleted, _ = ReceivedAnswer.objects.filter(created_at__lt=cutoff).delete()
+    return deleted
 
 
 def check_solution_reveal(*, learner: Learner, unit_slug: str, check: CheckDef) -> CheckAnswer:

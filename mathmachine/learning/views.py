@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from functools import partial
 from typing import Any, cast
 
@@ -9,9 +10,11 @@ from django.conf import settings
 from django.contrib import messages
 from django.core import signing
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.middleware.csrf import get_token
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.cache import patch_cache_control
+from django.utils.html import escape
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_POST
 
@@ -20,7 +23,7 @@ from mathmachine.coursebook.grading import MAX_ANSWER_CHARS, Grade, grade
 from mathmachine.coursebook.model import CheckDef, CompiledSection, CompiledUnit
 from mathmachine.coursebook.variants import parse_seed
 
-from . import keeping, lab, route_limits, selectors, services
+from . import keeping, lab, offline, route_limits, selectors, services
 from . import widget_api as widget_api_routes
 from .learners import learner_from_request, learner_offer_drop, learner_offer_set
 from .rendering import KEEP_SEED, Attempt, check_html, section_html, toc_html
@@ -314,11 +317,40 @@ def _gate(request: HttpRequest, unit: CompiledUnit, check_id: str, wants_json: b
     return redirect("learning:section", unit_slug=unit.slug, number=section.number)
 
 
+# An answer the page's script queued on the phone is sent with the key of the learner who gave it
+# (their page's mm-owner): the server takes it only from that learner, never as whoever is
+# signed in when the connection returns (docs/offline.md, "Answers given offline").
+OTHER_LEARNER = (
+    "This answer was given on this phone by another learner (or before signing out): it is "
+    "not sent as yours."
+)
+_CSRF_INPUT = re.compile(r'(name="csrfmiddlewaretoken" value=")[^"]*(")')
+
+
+def _refused(message: str, status: int, wants_json: bool, **extra: str) -> HttpResponse:
+    if wants_json:
+        return _json_error(message, status, **extra)
+    response = HttpResponse(message, status=status, content_type="text/plain; charset=utf-8")
+    return _private(response)
+
+
 @require_POST
 def check_answer(request: HttpRequest, unit_slug: str, check_id: str) -> HttpResponse:
-    """Grade an answer. JSON for the page's script; a redirect back for forms without JS."""
+    """Grade an answer. JSON for the page's script; a redirect back for forms without JS.
+
+    The script sends each answer with an id it made (``client_answer_id``): an id received
+    before is answered as the first time and changes nothing (services.answer_received_once).
+    A queued answer also says whose it is (``client_owner``, the page's mm-owner when it was
+    given): refused (409) unless that is the learner signed in now."""
     unit = selectors.unit_for_reader(selectors.unit_get(unit_slug), request.user)
     wants_json = "application/json" in request.headers.get("Accept", "")
+    client_id = request.POST.get("client_answer_id")
+    if client_id is not None and not services.CLIENT_ANSWER_ID.fullmatch(client_id):
+        message = services.CLIENT_ANSWER_ID_MESSAGE
+        return _refused(message, 400, wants_json, field="client_answer_id")
+    given_by = request.POST.get("client_owner")
+    if given_by is not None and given_by != offline.standing(request).owner:
+        return _refused(OTHER_LEARNER, 409, wants_json, code="other-learner")
     found = _gate(request, unit, check_id, wants_json)
     if isinstance(found, HttpResponse):
         return found
@@ -329,6 +361,7 @@ def check_answer(request: HttpRequest, unit_slug: str, check_id: str) -> HttpRes
     if not graded.ok:
         # Nothing is stored and nothing is made for it: no learner token, so no session row for
         # a reader without one. What was typed goes back in the boxes, one bounded string each.
+        # (Sent again with its id, it is read again, as deterministically: nothing to keep.)
         unreadable = Attempt(_typed(check, raw), graded)
         if not wants_json:
             response = redirect(_section_url(unit, section, check, request.POST))
@@ -349,17 +382,22 @@ def check_answer(request: HttpRequest, unit_slug: str, check_id: str) -> HttpRes
         return _private(JsonResponse({**payload, "html": html}, status=400))
     new_learner = not learner_from_request(request).known
     learner = learner_from_request(request, create=True)
-    outcome = services.check_answer_submit(
-        learner=learner, unit_slug=unit.slug, check=check, raw=raw
-    )
-    if new_learner and outcome.record is not None and not section.draft:
-        # Their read of this section made no learner yet (section_detail): it counts from here.
-        services.section_visit_record(
-            learner=learner, unit_slug=unit.slug, section_number=section.number
+
+    def submit() -> tuple[services.AnswerOutcome, Attempt | None]:
+        outcome = services.check_answer_submit(
+            learner=learner, unit_slug=unit.slug, check=check, raw=raw
         )
-    # A wrong answer that left an earlier right one in place is shown beside it.
-    attempt = Attempt(_typed(check, raw), outcome.grade, True) if outcome.kept_right else None
-    if wants_json:
+        if new_learner and outcome.record is not None and not section.draft:
+            # Their read of this section made no learner yet (section_detail): it counts here.
+            services.section_visit_record(
+                learner=learner, unit_slug=unit.slug, section_number=section.number
+            )
+        # A wrong answer that left an earlier right one in place is shown beside it.
+        kept = Attempt(_typed(check, raw), outcome.grade, True) if outcome.kept_right else None
+        return outcome, kept
+
+    def answered_json() -> tuple[int, dict[str, Any]]:
+        outcome, attempt = submit()
         html = check_html(
             request=request,
             unit=unit,
@@ -373,11 +411,41 @@ def check_answer(request: HttpRequest, unit_slug: str, check_id: str) -> HttpRes
             "correct": outcome.grade.correct if outcome.grade.ok else None,
             "message": outcome.grade.message,
             "attempts": outcome.record.attempts if outcome.record else None,
-            "html": html,
+            "html": str(html),
         }
-        response = _private(JsonResponse(payload, status=200 if outcome.grade.ok else 400))
+        return (200 if outcome.grade.ok else 400), payload
+
+    attempt: Attempt | None = None
+    if client_id is not None:
+        try:
+            received = services.answer_received_once(
+                learner=learner,
+                client_answer_id=client_id,
+                unit_slug=unit.slug,
+                check_id=check.id,
+                answer=answered_json,
+            )
+        except services.AnswerIdReused as exc:
+            return _refused(str(exc), 409, wants_json, field="client_answer_id")
+        if wants_json:
+            sent: dict[str, Any] = {**received.payload, "again": received.again}
+            if received.again:  # the check as first sent, with this response's CSRF token
+                token = escape(get_token(request))
+                sent["html"] = _CSRF_INPUT.sub(
+                    lambda m: f"{m.group(1)}{token}{m.group(2)}", str(sent["html"])
+                )
+            response = _private(JsonResponse(sent, status=received.status))
+            learner_offer_drop(request, response)
+            return response
+    elif wants_json:
+        status, first = answered_json()
+        response = _private(JsonResponse({**first, "again": False}, status=status))
         learner_offer_drop(request, response)
         return response
+    else:
+        attempt = submit()[1]
+    # Without JavaScript: back to the page, which shows the stored answer (and, for a wrong
+    # answer beside a kept right one, what was typed).
     response = redirect(_section_url(unit, section, check, request.POST))
     if attempt is not None:
         _keep_attempt(response, check, attempt)
