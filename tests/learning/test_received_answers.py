@@ -226,3 +226,13 @@ def test_the_received_answer_keeps_the_first_json(client: Client) -> None:
     kept = ReceivedAnswer.objects.get()
     assert kept.status == 200 and kept.check_id == C1
     assert json.loads(json.dumps(kept.payload)) == {k: v for k, v in first.items() if k != "again"}
+
+
+def test_a_kept_unit_holds_the_answer_queue_so_it_loads_offline() -> None:
+    """checks.js imports answer-queue.js only when an answer waits; the kept unit's list
+    (learning/keeping.py follows import()) holds it, so a kept page opened offline has it."""
+    client = Client()
+    client.force_login(_buyer("meera@example.com"))
+    urls = client.get("/units/attention-and-transformers/keep/").json()["urls"]
+    site = [u for u in urls if "/site/" in u]
+    assert "/static/site/checks.js" in site and "/static/site/answer-queue.js" in site, site

@@ -141,3 +141,18 @@ def test_our_scripts_and_stylesheets_are_served_without_their_comments(collected
         assert "\n// " not in served and not served.startswith(("//", "/*")), name  # ...gone
         assert "\n  " not in served, name  # and no indentation
         assert len(served) < 0.9 * len(source), name
+
+
+def test_the_answer_queue_is_imported_by_its_hashed_name(collected: Path) -> None:
+    """checks.js imports answer-queue.js only when an answer waits on the phone (import(), not
+    on every page's first visit); the collected checks.js names the hashed file, which exists,
+    and the queue module imports nothing (no cycle for the manifest to resolve)."""
+    paths = manifest(collected)
+    checks = (collected / paths["site/checks.js"]).read_text(encoding="utf-8")
+    queue = Path(paths["site/answer-queue.js"]).name
+    assert HASHED.search(queue)
+    assert f'import("./{queue}")' in checks
+    assert "answer-queue.js" not in checks.replace(queue, "")
+    assert (collected / paths["site/answer-queue.js"]).is_file()
+    source = (collected / paths["site/answer-queue.js"]).read_text(encoding="utf-8")
+    assert not re.search(r"""\bimport\b\s*[\s({"']""", source)

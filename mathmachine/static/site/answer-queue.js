@@ -5,8 +5,8 @@
 // browser's "online" event when anything is kept.
 //
 // Here: every kept answer of another learner (the page's mm-owner differs: someone else signed
-// in, or nobody after a sign-out) is dropped, never sent; the learner's own are marked on the
-// page ("saved on this phone") and, online, sent in the order given, each with its id and its
+// in, or nobody after a sign-out) is dropped, never sent; the learner's own (checks.js marks
+// them on the page: "saved on this phone") are sent, online, in the order given, each with its id and its
 // owner: the server grades each id once, and refuses an answer whose owner is not the learner
 // signed in. An answer leaves the queue only once the server has answered it (2xx or 4xx with
 // its JSON); no connection, a server error or a busy server leave it for the next time. Tabs
@@ -109,9 +109,9 @@ async function sendAll(owner, ui) {
     try {
       data = await send(entry);
     } catch (error) {
-      return; // no connection after all
+      return false; // no connection after all
     }
-    if (data === null) return;
+    if (data === null) return false;
     localStorage.removeItem(key);
     const shown = checkOnPage(entry);
     if (!shown) continue;
@@ -126,16 +126,15 @@ async function sendAll(owner, ui) {
       ui.say(shown.section, data.error, "unreadable", { focus: false });
     }
   }
+  return true;
 }
 
-/** Drop other learners' answers, mark this learner's on the page, and send them if online. */
+/** Drop other learners' answers, and send this learner's if online. Resolves to true once
+ * none of them is waiting, false if some are (no connection, or the server could not answer). */
 export function flush(ui) {
   const owner = meta("mm-owner");
-  for (const { entry } of mine(owner)) {
-    const shown = checkOnPage(entry);
-    if (shown) ui.say(shown.section, ui.saved, "queued", { focus: false });
-  }
-  if (navigator.onLine === false) return Promise.resolve();
+  if (!mine(owner).length) return Promise.resolve(true);
+  if (navigator.onLine === false) return Promise.resolve(false);
   if (running) return running;
   const run = () => sendAll(owner, ui);
   running = (navigator.locks ? navigator.locks.request("mm-answer-queue", run) : run()).finally(

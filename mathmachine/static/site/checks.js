@@ -54,24 +54,63 @@ function keep(form, body, id) {
   }
 }
 
-function anyQueued() {
+function queuedKeys() {
+  const keys = [];
   try {
     for (let i = 0; i < localStorage.length; i += 1) {
-      if (localStorage.key(i)?.startsWith(QUEUED)) return true;
+      const key = localStorage.key(i);
+      if (key?.startsWith(QUEUED)) keys.push(key);
     }
   } catch (error) {
     // no storage: nothing was kept
   }
-  return false;
+  return keys;
 }
 
+// A page opened while answers wait (a kept page, offline): each of this learner's waiting
+// answers is back in its boxes, and the check says it is saved on this phone.
+function markQueued() {
+  const mine = `${QUEUED}${meta("mm-owner")}:`;
+  for (const key of queuedKeys()) {
+    if (!key.startsWith(mine)) continue;
+    try {
+      const entry = JSON.parse(localStorage.getItem(key));
+      const section = document.getElementById(`check-${entry.check}`);
+      const form = section?.querySelector("form.check-form");
+      if (!form || form.action !== entry.action) continue;
+      for (const [name, value] of entry.fields) {
+        const box = name.startsWith("answer") ? form.elements.namedItem(name) : null;
+        if (box instanceof HTMLInputElement && ["text", "number", "search"].includes(box.type)) {
+          box.value = value;
+        } else if (box instanceof HTMLTextAreaElement) box.value = value;
+      }
+      say(section, SAVED, "queued", { focus: false });
+    } catch (error) {
+      // damaged entry: answer-queue.js drops it
+    }
+  }
+}
+
+// Tried at a page's load and at "online"; when some answer could not go (the connection is
+// back for the page before it is for the worker, a server busy or down), again after 1, 2, 4,
+// 8 and 16 seconds.
+let retries = 0;
+let retryTimer = null;
+
 async function sendQueued() {
-  if (!anyQueued()) return;
+  clearTimeout(retryTimer);
+  if (!queuedKeys().length) return;
+  let done = false;
   try {
     const queue = await import("./answer-queue.js");
-    await queue.flush({ show, say, saved: SAVED });
+    done = await queue.flush({ show, say });
   } catch (error) {
-    // Still offline (the module could not load): tried again at the next page or "online".
+    // the module did not load: still offline
+  }
+  if (done) retries = 0;
+  else if (navigator.onLine !== false && retries < 5) {
+    retryTimer = setTimeout(sendQueued, 1000 * 2 ** retries);
+    retries += 1;
   }
 }
 
@@ -140,5 +179,9 @@ document.addEventListener("submit", (event) => {
 
 // Answers kept on this phone go when the connection returns: at a page's load, and when the
 // browser says it is online.
-window.addEventListener("online", sendQueued);
+window.addEventListener("online", () => {
+  retries = 0;
+  sendQueued();
+});
+markQueued();
 sendQueued();

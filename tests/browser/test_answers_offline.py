@@ -1,0 +1,161 @@
+"""Answers given offline (issue 19; docs/offline.md, "Answers given offline"), in Chromium.
+
+A buyer keeps §2 (test_offline_app's helper: the worker in control, the kept cache seeded as the
+keep script does), goes offline (Playwright's ``context.set_offline(True)``) and answers a check:
+the page says the answer is saved on this phone and the server has nothing. Back online, the
+answer is sent (the browser's "online" event), graded once, and the verdict shows; reloading
+twice, or the same queued answer found again (as when the first reply was lost), stores nothing
+more. A learner who signs out with an answer queued never has it sent, as them or anyone.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from .test_offline_app import SECTION_2, _a_buyer_keeping_section_2, _offline_goto
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+OpenPage = Callable[..., Any]
+CHECK = "s2-anything"  # §2's first check: one number, 26
+BOX = f"#check-{CHECK}-0"
+FEEDBACK = f"#check-{CHECK} .check-feedback"
+SAVED = "Saved on this phone, will be checked when you are online."
+OFFLINE_FAILURES = r"ERR_INTERNET_DISCONNECTED|net::ERR_FAILED"
+
+_QUEUED = """() => Object.keys(localStorage).filter(k => k.startsWith('mm-queued:'))"""
+
+
+def _queued(site: Any) -> list[str]:
+    return site.page.evaluate(_QUEUED)
+
+
+def _stored(user: Any) -> list[tuple[int, bool]]:
+    from mathmachine.learning.models import CheckAnswer
+
+    return list(
+        CheckAnswer.objects.filter(user=user, check_id=CHECK).values_list("attempts", "correct")
+    )
+
+
+def _received(user: Any) -> int:
+    from mathmachine.learning.models import ReceivedAnswer
+
+    return ReceivedAnswer.objects.filter(user=user, check_id=CHECK).count()
+
+
+def _answer(site: Any, text: str) -> None:
+    site.page.fill(BOX, text)
+    site.page.press(BOX, "Enter")
+
+
+def _wait_text(site: Any, selector: str, text: str) -> None:
+    site.page.wait_for_function(
+        "([selector, text]) => document.querySelector(selector)?.textContent.includes(text)",
+        arg=[selector, text],
+        timeout=10000,
+    )
+
+
+def test_an_answer_given_offline_is_saved_then_graded_once_when_online(
+    open_page: OpenPage,
+) -> None:
+    user, _, site, _ = _a_buyer_keeping_section_2(open_page)
+    site.allow(OFFLINE_FAILURES)
+    page = site.page
+    site.context.set_offline(True)
+    _answer(site, "26")
+    _wait_text(site, FEEDBACK, SAVED)
+    # The live region says so, and has the focus (as a verdict would): it is heard.
+    region = page.locator(FEEDBACK)
+    assert region.get_attribute("role") == "status" and region.get_attribute("aria-live")
+    assert page.evaluate("() => document.activeElement.classList.contains('check-feedback')")
+    assert page.input_value(BOX) == "26"  # what was typed stays in the box
+    assert len(_queued(site)) == 1
+    assert _stored(user) == [] and _received(user) == 0  # nothing reached the server
+
+    site.context.set_offline(False)  # the browser says it is online: the answer goes
+    _wait_text(site, FEEDBACK, "Right")
+    assert "✓ Right." in page.inner_text(FEEDBACK)
+    assert _queued(site) == []
+    assert _stored(user) == [(1, True)] and _received(user) == 1
+
+    for _ in range(2):  # reloaded twice: nothing is sent again
+        site.goto(SECTION_2)
+        assert "✓ Right." in page.inner_text(FEEDBACK)
+    assert _stored(user) == [(1, True)] and _received(user) == 1
+
+
+def test_an_answer_sent_again_after_a_lost_reply_counts_once(open_page: OpenPage) -> None:
+    """The server took the answer but the reply never came (the connection dropped on the way
+    back): the phone keeps it and sends it again with its id; the server answers as the first
+    time and stores nothing more."""
+    user, _, site, _ = _a_buyer_keeping_section_2(open_page)
+    site.allow(OFFLINE_FAILURES)
+    page = site.page
+
+    def lose_the_reply(route: Any) -> None:
+        route.fetch()  # the server grades and stores it ...
+        route.abort("internetdisconnected")  # ... and the page gets no answer
+
+    page.route(f"**/checks/{CHECK}/", lose_the_reply)
+    _answer(site, "25")
+    _wait_text(site, FEEDBACK, SAVED)
+    assert _stored(user) == [(1, False)] and len(_queued(site)) == 1
+    page.unroute(f"**/checks/{CHECK}/")
+    site.goto(SECTION_2)  # the next page load sends it: answered as before, nothing counted
+    _wait_text(site, FEEDBACK, "Not quite")
+    assert _queued(site) == []
+    assert _stored(user) == [(1, False)] and _received(user) == 1
+    site.goto(SECTION_2)
+    assert _stored(user) == [(1, False)]
+
+
+def test_a_kept_page_opened_offline_shows_the_answer_still_waiting(open_page: OpenPage) -> None:
+    """A right answer online, then a wrong one offline; the kept §2 opened again offline says
+    the second is still saved on this phone, with it in the box; online, it is graded (the
+    right one is kept)."""
+    user, _, site, _ = _a_buyer_keeping_section_2(open_page)
+    site.allow(OFFLINE_FAILURES)
+    _answer(site, "26")
+    _wait_text(site, FEEDBACK, "Right")
+    site.context.set_offline(True)
+    _answer(site, "27")
+    _wait_text(site, FEEDBACK, SAVED)
+    response = site.page.goto(site.url(SECTION_2))  # offline: the kept copy, from the worker
+    assert response is not None and response.status == 200
+    _wait_text(site, FEEDBACK, SAVED)
+    assert site.page.input_value(BOX) == "27"  # the waiting answer, back in its box
+    assert _stored(user) == [(1, True)]
+    site.context.set_offline(False)
+    _wait_text(site, FEEDBACK, "Not quite")
+    assert "Your earlier right answer is kept." in site.page.inner_text(FEEDBACK)
+    assert _stored(user) == [(2, True)] and _queued(site) == []
+
+
+def test_signing_out_with_an_answer_queued_never_sends_it(open_page: OpenPage) -> None:
+    from mathmachine.learning.models import CheckAnswer, ReceivedAnswer
+
+    user, _, site, _ = _a_buyer_keeping_section_2(open_page)
+    site.allow(OFFLINE_FAILURES)
+    page = site.page
+    # No connection for the check's request only (the page stays online, so nothing sends it
+    # before the learner signs out).
+    page.route(f"**/checks/{CHECK}/", lambda route: route.abort("internetdisconnected"))
+    _answer(site, "26")
+    _wait_text(site, FEEDBACK, SAVED)
+    assert len(_queued(site)) == 1
+    page.unroute(f"**/checks/{CHECK}/")
+    page.get_by_role("button", name="Sign out").click()
+    page.wait_for_url(site.url("/"))
+    page.wait_for_function(f"() => ({_QUEUED})().length === 0")
+    site.goto(SECTION_2.replace("/2/", "/1/"))
+    site.goto("/")
+    assert not CheckAnswer.objects.filter(check_id=CHECK).exists()
+    assert not ReceivedAnswer.objects.exists()
+    assert _stored(user) == []
+    # Offline, the kept §2 is gone with the sign-out: the answer could not come back either.
+    assert _offline_goto(site, SECTION_2).headers.get("x-mm-offline") == "1"
