@@ -10,12 +10,24 @@ more. A learner who signs out with an answer queued never has it sent, as them o
 
 from __future__ import annotations
 
+import re
+import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
 
-from .test_offline_app import SECTION_2, _a_buyer_keeping_section_2, _offline_goto
+from .test_offline_app import (
+    SECTION_2,
+    UNIT_PAGE,
+    _a_buyer_keeping_section_2,
+    _buyer,
+    _controlled,
+    _keep,
+    _offline_goto,
+    _sign_in,
+)
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -24,6 +36,8 @@ CHECK = "s2-anything"  # §2's first check: one number, 26
 BOX = f"#check-{CHECK}-0"
 FEEDBACK = f"#check-{CHECK} .check-feedback"
 SAVED = "Saved on this phone, will be checked when you are online."
+ARENA = "/units/attention-and-transformers/15/"
+PROBLEM = "p15-soft-weights"  # seed 1: the weights (0.140, 0.231, 0.629)
 OFFLINE_FAILURES = r"ERR_INTERNET_DISCONNECTED|net::ERR_FAILED"
 
 _QUEUED = """() => Object.keys(localStorage).filter(k => k.startsWith('mm-queued:'))"""
@@ -159,3 +173,86 @@ def test_signing_out_with_an_answer_queued_never_sends_it(open_page: OpenPage) -
     assert _stored(user) == []
     # Offline, the kept §2 is gone with the sign-out: the answer could not come back either.
     assert _offline_goto(site, SECTION_2).headers.get("x-mm-offline") == "1"
+
+
+def test_a_problem_of_the_arena_answered_offline_is_graded_once_at_the_next_page(
+    open_page: OpenPage,
+) -> None:
+    """§15 (fresh numbers, one record per set of numbers): answered offline on the kept arena,
+    sent at the next page opened online, solved at the first try, once."""
+    from mathmachine.learning.models import CheckAnswer, VariantRecord
+
+    user, _, cookie = _buyer()
+    site = open_page()
+    site.allow(OFFLINE_FAILURES)
+    _sign_in(site, cookie)
+    _controlled(site, ARENA)
+    _keep(site, [UNIT_PAGE, ARENA])
+    feedback = f"#check-{PROBLEM} .check-feedback"
+    site.context.set_offline(True)
+    site.page.fill(f"#check-{PROBLEM}-0", "0.140, 0.231, 0.629")
+    site.page.click(f"#check-{PROBLEM} .check-form button[type=submit]")
+    _wait_text(site, feedback, SAVED)
+    assert not CheckAnswer.objects.filter(user=user).exists()
+    site.page.goto(site.url(ARENA))  # still offline: the kept arena, the answer still waiting
+    _wait_text(site, feedback, SAVED)
+    site.context.set_offline(False)
+    _wait_text(site, feedback, "Right")
+    site.goto(ARENA)
+    site.goto(UNIT_PAGE)
+    row = CheckAnswer.objects.get(user=user, check_id=PROBLEM)
+    record = VariantRecord.objects.get(user=user, check_id=PROBLEM, seed=1)
+    assert (row.attempts, row.correct, row.first_try_correct) == (1, True, True)
+    assert (record.attempts, record.first_try_correct) == (1, True)
+
+
+@pytest.mark.slow
+def test_under_production_settings_the_queue_module_loads_by_its_hashed_name(
+    chromium: Any,
+) -> None:
+    """The site as production serves it (bench/page_weight.py's production_site: gunicorn,
+    the production settings, collectstatic with the manifest storage): a first visit loads no
+    queue module; an answer that got no reply is saved, and the next page loads
+    answer-queue.<hash>.js (checks.js's import(), rewritten to the hashed name) and sends it."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
+    from page_weight import SECTION_1, production_site
+
+    check = "#check-s1-sharpen"
+    with production_site(workers=1, threads=2) as base:
+        context = chromium.new_context(viewport={"width": 360, "height": 740})
+        try:
+            page = context.new_page()
+            problems: list[str] = []
+            page.on("pageerror", lambda e: problems.append(f"pageerror: {e}"))
+            page.on(
+                "console",
+                lambda m: problems.append(m.text) if m.type in ("error", "warning") else None,
+            )
+            queue: list[tuple[str, int]] = []
+            page.on(
+                "response",
+                lambda r: queue.append((r.url, r.status)) if "answer-queue" in r.url else None,
+            )
+            page.goto(base + SECTION_1)
+            assert queue == []  # not part of a first visit
+            page.route("**/checks/s1-sharpen/", lambda route: route.abort("internetdisconnected"))
+            page.fill(f"{check}-0", "0.017 0.047 0.936")
+            page.press(f"{check}-0", "Enter")
+            page.wait_for_function(
+                "([s, t]) => document.querySelector(s)?.textContent.includes(t)",
+                arg=[f"{check} .check-feedback", SAVED],
+            )
+            page.unroute("**/checks/s1-sharpen/")
+            page.reload()
+            page.wait_for_function(
+                "([s, t]) => document.querySelector(s)?.textContent.includes(t)",
+                arg=[f"{check} .check-feedback", "Right"],
+            )
+            assert "✓ Right." in page.inner_text(f"{check} .check-feedback")  # one try
+            assert len(queue) == 1 and queue[0][1] == 200, queue
+            assert re.search(r"/static/site/answer-queue\.[0-9a-f]{12}\.js$", queue[0][0])
+            assert page.evaluate(_QUEUED) == []
+            unexpected = [p for p in problems if not re.search(OFFLINE_FAILURES, p)]
+            assert unexpected == [], unexpected
+        finally:
+            context.close()
