@@ -61,6 +61,17 @@ def _received(user: Any) -> int:
     return ReceivedAnswer.objects.filter(user=user, check_id=CHECK).count()
 
 
+def _keep_with_the_queue(site: Any, pages: list[str]) -> None:
+    """Keep ``pages`` and the queue module, found in the unit's keep list as the keep script
+    finds it (checks.js imports it only when an answer waits, so no page load cached it)."""
+    listed = site.page.evaluate(
+        "async () => (await (await fetch('/units/attention-and-transformers/keep/')).json()).urls"
+    )
+    module = [url for url in listed if url.endswith("/answer-queue.js")]
+    assert len(module) == 1, listed
+    _keep(site, [*pages, *module])
+
+
 def _answer(site: Any, text: str) -> None:
     site.page.fill(BOX, text)
     site.page.press(BOX, "Enter")
@@ -131,8 +142,12 @@ def test_an_answer_sent_again_after_a_lost_reply_counts_once(open_page: OpenPage
 def test_a_kept_page_opened_offline_shows_the_answer_still_waiting(open_page: OpenPage) -> None:
     """A right answer online, then a wrong one offline; the kept §2 opened again offline says
     the second is still saved on this phone, with it in the box; online, it is graded (the
-    right one is kept)."""
-    user, _, site, _ = _a_buyer_keeping_section_2(open_page)
+    right one is kept). The queue module is kept with the unit, as the keep list says."""
+    user, _, cookie = _buyer()
+    site = open_page()
+    _sign_in(site, cookie)
+    _controlled(site, SECTION_2)
+    _keep_with_the_queue(site, [UNIT_PAGE, SECTION_2])
     site.allow(OFFLINE_FAILURES)
     _answer(site, "26")
     _wait_text(site, FEEDBACK, "Right")
@@ -187,7 +202,7 @@ def test_a_problem_of_the_arena_answered_offline_is_graded_once_at_the_next_page
     site.allow(OFFLINE_FAILURES)
     _sign_in(site, cookie)
     _controlled(site, ARENA)
-    _keep(site, [UNIT_PAGE, ARENA])
+    _keep_with_the_queue(site, [UNIT_PAGE, ARENA])
     feedback = f"#check-{PROBLEM} .check-feedback"
     site.context.set_offline(True)
     site.page.fill(f"#check-{PROBLEM}-0", "0.140, 0.231, 0.629")

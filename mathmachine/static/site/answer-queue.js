@@ -5,8 +5,8 @@
 // browser's "online" event when anything is kept.
 //
 // Here: every kept answer of another learner (the page's mm-owner differs: someone else signed
-// in, or nobody after a sign-out) is dropped, never sent; the learner's own (checks.js marks
-// them on the page: "saved on this phone") are sent, online, in the order given, each with its id and its
+// in, or nobody after a sign-out) is dropped, never sent; the learner's own are marked on the
+// page ("saved on this phone", the answer in its boxes) and, online, sent in the order given, each with its id and its
 // owner: the server grades each id once, and refuses an answer whose owner is not the learner
 // signed in. An answer leaves the queue only once the server has answered it (2xx or 4xx with
 // its JSON); no connection, a server error or a busy server leave it for the next time. Tabs
@@ -129,11 +129,27 @@ async function sendAll(owner, ui) {
   return true;
 }
 
-/** Drop other learners' answers, and send this learner's if online. Resolves to true once
- * none of them is waiting, false if some are (no connection, or the server could not answer). */
+// A page opened while an answer waits (a kept page, offline): the answer is back in its boxes,
+// and the check says it is saved on this phone.
+function markWaiting(entry, ui) {
+  const shown = checkOnPage(entry);
+  if (!shown) return;
+  for (const [name, value] of entry.fields) {
+    const box = String(name).startsWith("answer") ? shown.form.elements.namedItem(name) : null;
+    const typed = box instanceof HTMLInputElement && ["text", "number", "search"].includes(box.type);
+    if (typed || box instanceof HTMLTextAreaElement) box.value = String(value);
+  }
+  ui.say(shown.section, ui.saved, "queued", { focus: false });
+}
+
+/** Drop other learners' answers, mark this learner's on the page, and send them if online.
+ * Resolves to true once none of them waits, false if some do (no connection, or the server
+ * could not answer). */
 export function flush(ui) {
   const owner = meta("mm-owner");
-  if (!mine(owner).length) return Promise.resolve(true);
+  const own = mine(owner);
+  if (!running) for (const { entry } of own) markWaiting(entry, ui);
+  if (!own.length) return Promise.resolve(true);
   if (navigator.onLine === false) return Promise.resolve(false);
   if (running) return running;
   const run = () => sendAll(owner, ui);

@@ -67,30 +67,6 @@ function queuedKeys() {
   return keys;
 }
 
-// A page opened while answers wait (a kept page, offline): each of this learner's waiting
-// answers is back in its boxes, and the check says it is saved on this phone.
-function markQueued() {
-  const mine = `${QUEUED}${meta("mm-owner")}:`;
-  for (const key of queuedKeys()) {
-    if (!key.startsWith(mine)) continue;
-    try {
-      const entry = JSON.parse(localStorage.getItem(key));
-      const section = document.getElementById(`check-${entry.check}`);
-      const form = section?.querySelector("form.check-form");
-      if (!form || form.action !== entry.action) continue;
-      for (const [name, value] of entry.fields) {
-        const box = name.startsWith("answer") ? form.elements.namedItem(name) : null;
-        if (box instanceof HTMLInputElement && ["text", "number", "search"].includes(box.type)) {
-          box.value = value;
-        } else if (box instanceof HTMLTextAreaElement) box.value = value;
-      }
-      say(section, SAVED, "queued", { focus: false });
-    } catch (error) {
-      // damaged entry: answer-queue.js drops it
-    }
-  }
-}
-
 // Tried at a page's load and at "online"; when some answer could not go (the connection is
 // back for the page before it is for the worker, a server busy or down), again after 1, 2, 4,
 // 8 and 16 seconds.
@@ -103,7 +79,7 @@ async function sendQueued() {
   let done = false;
   try {
     const queue = await import("./answer-queue.js");
-    done = await queue.flush({ show, say });
+    done = await queue.flush({ show, say, saved: SAVED });
   } catch (error) {
     // the module did not load: still offline
   }
@@ -183,5 +159,4 @@ window.addEventListener("online", () => {
   retries = 0;
   sendQueued();
 });
-markQueued();
 sendQueued();
