@@ -5,7 +5,8 @@ keep script does), goes offline (Playwright's ``context.set_offline(True)``) and
 the page says the answer is saved on this phone and the server has nothing. Back online, the
 answer is sent (the browser's "online" event), graded once, and the verdict shows; reloading
 twice, or the same queued answer found again (as when the first reply was lost), stores nothing
-more. A learner who signs out with an answer queued never has it sent, as them or anyone.
+more. An answer queued by a learner who then signs out is sent as no one: it waits on the phone
+until that learner signs in again.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from django.conf import settings
 
 from .test_offline_app import (
     SECTION_2,
@@ -165,7 +167,11 @@ def test_a_kept_page_opened_offline_shows_the_answer_still_waiting(open_page: Op
     assert _stored(user) == [(2, True)] and _queued(site) == []
 
 
-def test_signing_out_with_an_answer_queued_never_sends_it(open_page: OpenPage) -> None:
+def test_an_answer_queued_before_signing_out_waits_for_its_learner(open_page: OpenPage) -> None:
+    """Signed out (or another learner signed in), a waiting answer is sent as no one; it is
+    kept on the phone, and goes, graded once, when its own learner signs in again."""
+    from django.test import Client
+
     from mathmachine.learning.models import CheckAnswer, ReceivedAnswer
 
     user, _, site, _ = _a_buyer_keeping_section_2(open_page)
@@ -180,14 +186,28 @@ def test_signing_out_with_an_answer_queued_never_sends_it(open_page: OpenPage) -
     page.unroute(f"**/checks/{CHECK}/")
     page.get_by_role("button", name="Sign out").click()
     page.wait_for_url(site.url("/"))
-    page.wait_for_function(f"() => ({_QUEUED})().length === 0")
     site.goto(SECTION_2.replace("/2/", "/1/"))
+    other, _, other_cookie = _buyer()
+    _sign_in(site, other_cookie)  # another learner on the same phone
+    site.goto(SECTION_2)
+    assert SAVED not in page.inner_text(FEEDBACK)  # not theirs: not shown to them
     site.goto("/")
     assert not CheckAnswer.objects.filter(check_id=CHECK).exists()
     assert not ReceivedAnswer.objects.exists()
-    assert _stored(user) == []
-    # Offline, the kept §2 is gone with the sign-out: the answer could not come back either.
+    assert len(_queued(site)) == 1  # still waiting for its own learner
+    # Offline, the kept §2 is gone with the sign-out: it does not open for anyone.
     assert _offline_goto(site, SECTION_2).headers.get("x-mm-offline") == "1"
+    site.context.set_offline(False)
+
+    client = Client()
+    client.force_login(user)  # the first learner signs in again
+    _sign_in(site, client.cookies[settings.SESSION_COOKIE_NAME].value)
+    site.goto(SECTION_2)
+    _wait_text(site, FEEDBACK, "Right")
+    page.wait_for_function(f"() => ({_QUEUED})().length === 0")
+    site.goto(SECTION_2)
+    assert _stored(user) == [(1, True)] and _received(user) == 1
+    assert not CheckAnswer.objects.filter(user=other).exists()
 
 
 def test_a_problem_of_the_arena_answered_offline_is_graded_once_at_the_next_page(

@@ -4,15 +4,17 @@
 // id: the answer's client_answer_id), and imports this module at a page's load and at the
 // browser's "online" event when anything is kept.
 //
-// Here: every kept answer of another learner (the page's mm-owner differs: someone else signed
-// in, or nobody after a sign-out) is dropped, never sent; the learner's own are marked on the
-// page ("saved on this phone", the answer in its boxes) and, online, sent in the order given, each with its id and its
-// owner: the server grades each id once, and refuses an answer whose owner is not the learner
-// signed in. An answer leaves the queue only once the server has answered it (2xx or 4xx with
+// Here: an answer kept for another learner (the page's mm-owner differs: someone else signed
+// in, or nobody after a sign-out or an expired session) is neither sent nor shown; it waits,
+// untouched, until its own learner signs in again on this phone, and goes only after
+// KEPT_DAYS without that. The learner's own are marked on the page ("saved on this phone", the
+// answer in its boxes) and, online, sent in the order given, each with its id and its owner: the
+// server grades each id once, and refuses an answer whose owner is not the learner signed in. An answer leaves the queue only once the server has answered it (2xx or 4xx with
 // its JSON); no connection, a server error or a busy server leave it for the next time. Tabs
 // take turns (Web Locks), so two tabs do not send the same answers at once.
 
 const QUEUED = "mm-queued:";
+const KEPT_DAYS = 30; // an answer waiting for a learner who never signs in again goes then
 let running = null;
 
 function meta(name) {
@@ -56,12 +58,16 @@ function valid(key, entry, owner) {
   );
 }
 
-/** This learner's kept answers, oldest first; every other entry is removed. */
+/** This learner's kept answers, oldest first. Another learner's wait for them (KEPT_DAYS at
+ * most); a damaged entry, or one not ours, is removed. */
 export function mine(owner = meta("mm-owner")) {
   const own = [];
+  const oldest = Date.now() - KEPT_DAYS * 24 * 3600 * 1000;
   for (const { key, entry } of kept()) {
     if (valid(key, entry, owner)) own.push({ key, entry });
-    else localStorage.removeItem(key);
+    else if (!(entry && typeof entry.owner === "string" && valid(key, entry, entry.owner)))
+      localStorage.removeItem(key);
+    else if (!(Number(entry.at) > oldest)) localStorage.removeItem(key);
   }
   return own.sort((a, b) => (a.entry.at || 0) - (b.entry.at || 0));
 }
@@ -112,6 +118,8 @@ async function sendAll(owner, ui) {
       return false; // no connection after all
     }
     if (data === null) return false;
+    // Its learner is no longer the one signed in (a sign-out in another tab): it waits for them.
+    if (data.code === "other-learner") return true;
     localStorage.removeItem(key);
     const shown = checkOnPage(entry);
     if (!shown) continue;
@@ -142,7 +150,7 @@ function markWaiting(entry, ui) {
   ui.say(shown.section, ui.saved, "queued", { focus: false });
 }
 
-/** Drop other learners' answers, mark this learner's on the page, and send them if online.
+/** Mark this learner's waiting answers on the page, and send them if online.
  * Resolves to true once none of them waits, false if some do (no connection, or the server
  * could not answer). */
 export function flush(ui) {

@@ -54,12 +54,14 @@ function keep(form, body, id) {
   }
 }
 
+// This learner's waiting answers (another learner's wait for them: answer-queue.js).
 function queuedKeys() {
   const keys = [];
+  const mine = `${QUEUED}${meta("mm-owner")}:`;
   try {
     for (let i = 0; i < localStorage.length; i += 1) {
       const key = localStorage.key(i);
-      if (key?.startsWith(QUEUED)) keys.push(key);
+      if (key?.startsWith(mine)) keys.push(key);
     }
   } catch (error) {
     // no storage: nothing was kept
