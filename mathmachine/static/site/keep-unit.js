@@ -44,9 +44,8 @@ class KeepFailure extends Error {}
 // of the server again whenever there is a connection.
 function keepable(response) {
   const control = (response.headers.get("Cache-Control") || "").toLowerCase();
-  return (
-    response.ok && response.type === "basic" && !response.redirected && !/\bno-store\b/.test(control)
-  );
+  const ours = response.type === "basic" && !response.redirected;
+  return response.ok && ours && !/\bno-store\b/.test(control);
 }
 
 function isPage(url) {
@@ -119,7 +118,9 @@ class KeepControl {
       body = null;
     }
     if (!response.ok || !body || !Array.isArray(body.urls)) {
-      return { error: (body && body.error) || "The site could not say what keeping takes." };
+      const error = (body && body.error) || "The site could not say what keeping takes.";
+      // A refusal (403: not signed in as an owner) is final; a failing server may be tried again.
+      return { error, again: response.status >= 500 };
     }
     return { list: body };
   }
@@ -130,10 +131,15 @@ class KeepControl {
     this.kept = await this.readKept();
     const online = navigator.onLine !== false;
     let problem = "";
+    let again = false;
     if (online) {
-      const { list, error } = await this.readList();
-      if (list) this.list = list;
-      else problem = error;
+      const answer = await this.readList();
+      if (answer.list) {
+        this.list = answer.list;
+      } else {
+        problem = answer.error;
+        again = Boolean(answer.again);
+      }
     }
     const kept = this.kept;
     const list = online && !problem ? this.list : null;
@@ -151,9 +157,8 @@ class KeepControl {
         const note = online
           ? "Every section opens from this phone when there is no connection."
           : "You are offline: the sections open from this phone.";
-        this.show(`${prefix}Kept on this phone on ${at} (${kilobytes(kept.bytes)}). ${note}`, ["remove"], {
-          focus,
-        });
+        const text = `${prefix}Kept on this phone on ${at} (${kilobytes(kept.bytes)}). ${note}`;
+        this.show(text, ["remove"], { focus });
       }
     } else if (!online || problem === "offline") {
       this.show(
@@ -162,7 +167,7 @@ class KeepControl {
         { focus },
       );
     } else if (problem) {
-      this.show(`${prefix}${problem}`, [], { focus });
+      this.show(`${prefix}${problem}`, again ? ["keep"] : [], { focus });
     } else {
       this.show(
         `${prefix}Every section, its widgets, fonts and figures, and the practice arena, to ` +
@@ -259,9 +264,8 @@ class KeepControl {
     this.busy = true;
     delete root.dataset.outcome;
     const updating = this.kept !== null;
-    this.show(updating ? "Updating the copy on this phone…" : "Keeping the unit on this phone…", [], {
-      focus: true,
-    });
+    const doing = updating ? "Updating the copy on this phone…" : "Keeping the unit on this phone…";
+    this.show(doing, [], { focus: true });
     this.progress.hidden = false;
     let said = "";
     let failed = false;
@@ -271,19 +275,29 @@ class KeepControl {
         throw new KeepFailure(error === "offline" ? "There is no connection" : error);
       }
       this.list = list;
-      const urls = list.urls.filter((u) => typeof u === "string" && u.startsWith("/"));
+      // Addresses of this site only (a path, not "//another.site/").
+      const urls = list.urls.filter((u) => typeof u === "string" && /^\/(?!\/)/.test(u));
       await caches.delete(this.staging);
       const stage = await caches.open(this.staging);
       await this.download(urls, stage);
-      await this.commit({ ...list, urls }, stage);
+      try {
+        await this.commit({ ...list, urls }, stage);
+      } catch (error) {
+        // A first copy that could not be written whole goes (an update's older copy stays).
+        if (!updating) await caches.delete(this.name);
+        throw error;
+      }
       if (navigator.storage && navigator.storage.persist) {
         navigator.storage.persist().catch(() => {}); // ask the browser not to evict it
       }
       said = updating ? "Updated." : "";
     } catch (error) {
-      const why = error instanceof KeepFailure ? error.message : "Something went wrong";
+      let why = error instanceof KeepFailure ? error.message : "Something went wrong";
+      if (error && error.name === "QuotaExceededError") why = "This phone has no room left for it";
+      why = why.replace(/\.$/, "");
       said = updating
-        ? `${why}: the update stopped, and nothing of it was kept. The older copy is still on this phone.`
+        ? `${why}: the update stopped, and nothing of it was kept. ` +
+          "The older copy is still on this phone."
         : `${why}: keeping stopped, and nothing was kept on this phone.`;
       failed = true;
     } finally {
