@@ -2,6 +2,7 @@
 goal <= 2 ms for a returning learner).
 
     .venv/bin/python bench/section_cpu.py [requests] [--profile]
+    .venv/bin/python bench/section_cpu.py [requests] --instructions
 
 Production settings (DEBUG off, the manifest storage of collected static files, HTTPS: the
 client's requests are secure), a fresh SQLite database and STATIC_ROOT in a temporary folder,
@@ -18,6 +19,14 @@ After 30 warm-up requests each, N requests (default 300) per learner: CPU time o
 (time.process_time: user + system, all threads) per request, and wall time (median and p95).
 --profile prints cProfile's top functions for the buyer's §1 (cumulative time). Figures are
 printed, never asserted.
+
+--instructions counts instead the machine instructions per request (default 20 requests per
+learner), under valgrind's callgrind: the process runs uninstrumented through the set-up and the
+warm-up, and callgrind counts only while the measured requests run (callgrind_control switches it
+on and off; each learner's count is one dump). Unlike CPU time this does not grow when other
+processes share the cores (a busy machine's caches and frequency change the time an instruction
+takes, not how many there are), so before and after compare on a loaded machine too. It takes a
+few minutes: the instrumented requests run about 50 times slower.
 """
 
 from __future__ import annotations
@@ -25,8 +34,11 @@ from __future__ import annotations
 import cProfile
 import os
 import pstats
+import re
 import secrets
+import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -41,10 +53,13 @@ GOAL_MS = 2.0
 WARM_UP = 30
 
 
-def setup(var_dir: str) -> None:
+def setup(var_dir: str, *, prepared: bool = False) -> None:
+    """Django under the production settings with its database and files in ``var_dir``:
+    migrated, static files collected and the unit built there, unless ``prepared`` (a run
+    before with the same ``var_dir`` and DJANGO_SECRET_KEY did it)."""
+    os.environ.setdefault("DJANGO_SECRET_KEY", secrets.token_urlsafe(50))
     os.environ.update(
         DJANGO_SETTINGS_MODULE="bench.baresite.settings",  # production + the bare view
-        DJANGO_SECRET_KEY=secrets.token_urlsafe(50),
         ALLOWED_HOSTS="testserver",
         MATHMACHINE_VAR_DIR=var_dir,
         LOG_LEVEL="WARNING",
@@ -54,6 +69,8 @@ def setup(var_dir: str) -> None:
     import django
 
     django.setup()
+    if prepared:
+        return
     from django.core.management import call_command
 
     call_command("migrate", "--noinput", verbosity=0)
@@ -91,12 +108,8 @@ def learners() -> dict[str, tuple[object, str]]:
     for section in unit.sections:
         if section.written:
             answer_section(buyer, unit, section, secure=True)
-    return {
-        "anonymous": (Client(), first),
-        "reader (offer at the end)": (reader, first),
-        "buyer with answers": (buyer, first),
-        "buyer, §7": (buyer, f"/units/{unit.slug}/7/"),
-    }
+    asked = ((Client(), first), (reader, first), (buyer, first), (buyer, f"/units/{unit.slug}/7/"))
+    return dict(zip(LEARNER_NAMES, asked, strict=True))
 
 
 def measure(
@@ -119,10 +132,82 @@ def measure(
     return cpu, statistics.median(walls), walls[round(0.95 * (n - 1))]
 
 
+def callgrind(command: str) -> None:
+    """Tell callgrind (this process runs under it) ``--instr=on``, ``--instr=off`` or ``--dump``."""
+    subprocess.run(
+        ["callgrind_control", command, str(os.getpid())],
+        check=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+
+
+def count_instructions(n: int, var_dir: str) -> None:
+    """Under callgrind (--instructions re-runs this script so), on the database and files
+    prepared in ``var_dir``: n GETs per learner and of the bare view, each counted alone (one
+    dump each, in this order)."""
+    setup(var_dir, prepared=True)
+    for client, path in learners().values():
+        for asked in (path, BARE):
+            for _ in range(WARM_UP):
+                client.get(asked, secure=True)  # type: ignore[attr-defined]
+            callgrind("--instr=on")
+            for _ in range(n):
+                client.get(asked, secure=True)  # type: ignore[attr-defined]
+            callgrind("--instr=off")
+            callgrind("--dump")
+
+
+def instructions(n: int) -> None:
+    """Run count_instructions under callgrind and print instructions per request."""
+    if not shutil.which("valgrind") or not shutil.which("callgrind_control"):
+        sys.exit("--instructions needs valgrind (callgrind and callgrind_control)")
+    with tempfile.TemporaryDirectory(prefix="mathmachine-callgrind-") as out:
+        os.environ.setdefault("DJANGO_SECRET_KEY", secrets.token_urlsafe(50))
+        script = [str(REPO / ".venv" / "bin" / "python"), str(Path(__file__).resolve())]
+        # The set-up (migrate, collectstatic, the unit's build) runs first without valgrind.
+        subprocess.run([*script, "--prepare", out], check=True)
+        command = [
+            "valgrind",
+            "--tool=callgrind",
+            "--instr-atstart=no",
+            f"--callgrind-out-file={out}/callgrind.out",
+            *script,
+            str(n),
+            out,
+            "--callgrind-child",
+        ]
+        subprocess.run(command, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        counts = []
+        for dump in sorted(Path(out).glob("callgrind.out.*"), key=lambda p: int(p.name[14:])):
+            totals = re.search(r"^(?:summary|totals): (\d+)", dump.read_text(), re.MULTILINE)
+            counts.append(int(totals.group(1)) if totals else 0)
+    names = list(LEARNER_NAMES)
+    if len(counts) < 2 * len(names):
+        sys.exit(f"callgrind gave {len(counts)} dumps, {2 * len(names)} expected")
+    print(f"instructions per request (callgrind, {n} GETs each, millions)")
+    print(f"{'learner':<27} {'page':>7} {'bare':>7} {'ratio':>6}")
+    for i, name in enumerate(names):
+        page, bare = counts[2 * i] / n / 1e6, counts[2 * i + 1] / n / 1e6
+        print(f"{name:<27} {page:>7.2f} {bare:>7.2f} {bare / page:>6.2f}")
+
+
+LEARNER_NAMES = ("anonymous", "reader (offer at the end)", "buyer with answers", "buyer, §7")
+
+
 def main() -> None:
     args = [a for a in sys.argv[1:] if not a.startswith("--")]
-    n = int(args[0]) if args else 300
+    if "--prepare" in sys.argv:
+        setup(args[0])
+        return
+    if "--callgrind-child" in sys.argv:
+        count_instructions(int(args[0]), args[1])
+        return
     print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+    if "--instructions" in sys.argv:
+        instructions(int(args[0]) if args else 20)
+        return
+    n = int(args[0]) if args else 300
     with tempfile.TemporaryDirectory(prefix="mathmachine-section-cpu-") as var_dir:
         setup(var_dir)
         who = learners()

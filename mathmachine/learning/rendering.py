@@ -80,11 +80,13 @@ _BODIES: _Memo[tuple[str, ...]] = _Memo(256)
 _TOCS: _Memo[SafeString] = _Memo(1024)
 _BLANK_CHECKS: _Memo[str] = _Memo(1024)
 _ANSWERED_CHECKS: _Memo[str] = _Memo(2048)
+# (text, slot, text, slot, ..., text): a page around its body, cut at what each response fills in.
+_PAGES: _Memo[tuple[str, ...]] = _Memo(512)
 
 
 def clear_memos() -> None:
     """Forget every kept fragment (tests; the keys change by themselves when content does)."""
-    for memo in (_BODIES, _TOCS, _BLANK_CHECKS, _ANSWERED_CHECKS):
+    for memo in (_BODIES, _TOCS, _BLANK_CHECKS, _ANSWERED_CHECKS, _PAGES):
         memo.clear()
 
 
@@ -386,3 +388,74 @@ def toc_html(
             "learning/_toc.html", {"unit": unit, "toc": toc, "current": current}
         ),
     )
+
+
+# Stand for what a kept page takes from each response: its body (the learner's checks), the CSRF
+# token, the CSP nonce, and the offline standing's owner and keep list (learning/offline.py).
+_BODY_SLOT = f"body-slot-{secrets.token_hex(16)}"
+_NONCE_SLOT = f"nonce-slot-{secrets.token_hex(16)}"
+_OWNER_SLOT = f"owner-slot-{secrets.token_hex(16)}"
+_KEEP_SLOT = f"keep-slot-{secrets.token_hex(16)}"
+_PAGE_SLOTS = re.compile(
+    "(" + "|".join((_BODY_SLOT, _CSRF_PLACEHOLDER, _NONCE_SLOT, _OWNER_SLOT, _KEEP_SLOT)) + ")"
+)
+
+
+@dataclass(frozen=True)
+class _OfflineSlots:
+    """base.html's OFFLINE (offline.offline_context) as a kept page holds it: two slots."""
+
+    owner: str = _OWNER_SLOT
+    keep: str = _KEEP_SLOT
+
+
+def page_html(
+    request: HttpRequest,
+    template: str,
+    context: dict[str, Any],
+    *,
+    key: Hashable,
+    body: str,
+    owner: str,
+    keep: str,
+) -> str:
+    """``template`` rendered for this request with ``context`` (whose ``body`` is ``body``), as
+    ``render`` would make it, from the page kept for ``key``.
+
+    The page is rendered once per key with slots where each response's own values go (the
+    body, the CSRF token, the CSP nonce, the offline owner and keep list: ``owner`` and ``keep``,
+    offline.standing's), then cut at them; a response joins the pieces with its values. ``key``
+    must name everything else the page shows (the content, the open sections, who is signed in
+    or not, the address, the offer): the caller's part. Pages with a flash message are never
+    kept (the caller renders those)."""
+
+    def make() -> tuple[str, ...]:
+        html = render_to_string(
+            template,
+            {
+                **context,
+                "body": mark_safe(_BODY_SLOT),
+                "csrf_token": _CSRF_PLACEHOLDER,
+                "OFFLINE": _OfflineSlots(),
+            },
+            request=request,
+        )
+        # The nonce is random per response, and only ever in nonce="..." attributes.
+        html = html.replace(f'nonce="{request.csp_nonce}"', f'nonce="{_NONCE_SLOT}"')  # type: ignore[attr-defined]
+        if html.count(_BODY_SLOT) != 1:
+            raise ValueError(f"{template} must show its body once")
+        return tuple(_PAGE_SLOTS.split(html))
+
+    pieces = _PAGES.get(key, make)
+    values = {
+        _BODY_SLOT: body,
+        _NONCE_SLOT: str(request.csp_nonce),  # type: ignore[attr-defined]
+        _OWNER_SLOT: escape(owner),
+        _KEEP_SLOT: escape(keep),
+    }
+    if _CSRF_PLACEHOLDER in pieces:
+        values[_CSRF_PLACEHOLDER] = escape(get_token(request))  # as {% csrf_token %}
+    out = list(pieces)
+    for i in range(1, len(pieces), 2):
+        out[i] = values[pieces[i]]
+    return "".join(out)

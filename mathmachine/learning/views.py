@@ -12,7 +12,7 @@ from django.core import signing
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.middleware.csrf import get_token
 from django.shortcuts import redirect, render
-from django.urls import reverse
+from django.urls import get_script_prefix, reverse
 from django.utils.cache import patch_cache_control
 from django.utils.html import escape
 from django.views.decorators.csrf import csrf_exempt
@@ -26,7 +26,7 @@ from mathmachine.coursebook.variants import parse_seed
 from . import keeping, lab, offline, route_limits, selectors, services
 from . import widget_api as widget_api_routes
 from .learners import learner_from_request, learner_offer_drop, learner_offer_set
-from .rendering import KEEP_SEED, Attempt, check_html, section_html, toc_html
+from .rendering import KEEP_SEED, Attempt, check_html, page_html, section_html, toc_html
 
 
 def _private(response: HttpResponse) -> HttpResponse:
@@ -163,27 +163,69 @@ def _section_page(
     following = unit.sections[index + 1] if index + 1 < len(unit.sections) else None
     # The free preview ends here when the next section is closed to this learner.
     is_preview_end = following is not None and not is_open[following.number]
+    context = {
+        "unit": unit,
+        "section": section,
+        "body": body,
+        "toc": toc,
+        "toc_html": partial(toc_html, unit=unit, toc=toc, current=section),
+        # Exactly what the section's widgets and directives declared (CompiledSection).
+        "scripts": section.scripts,
+        "styles": section.styles,
+        "contents": published.contents,
+        "previous": previous,
+        "next": following,
+        "is_preview_end": is_preview_end,
+    }
     # A section open to its reader may be kept on their phone; a draft (staff) never is.
-    keepable = _private if section.draft else _keepable
-    return keepable(
-        render(
-            request,
-            "learning/section.html",
-            {
-                "unit": unit,
-                "section": section,
-                "body": body,
-                "toc": toc,
-                "toc_html": partial(toc_html, unit=unit, toc=toc, current=section),
-                # Exactly what the section's widgets and directives declared (CompiledSection).
-                "scripts": section.scripts,
-                "styles": section.styles,
-                "contents": published.contents,
-                "previous": previous,
-                "next": following,
-                "is_preview_end": is_preview_end,
-            },
+    if section.draft or unit is not published or _flash_messages(request):
+        return (_private if section.draft else _keepable)(
+            render(request, "learning/section.html", context)
         )
+    standing = offline.standing(request)
+    html = page_html(
+        request,
+        "learning/section.html",
+        context,
+        key=_page_key(request, published, section, toc, is_preview_end),
+        body=body,
+        owner=standing.owner,
+        keep=standing.keep_header,
+    )
+    return _keepable(HttpResponse(html))
+
+
+def _flash_messages(request: HttpRequest) -> bool:
+    """Does the page show a message of its own (base.html: those not about one check)?"""
+    return any(not m.extra_tags.startswith("check:") for m in messages.get_messages(request))
+
+
+def _page_key(
+    request: HttpRequest,
+    unit: CompiledUnit,
+    section: CompiledSection,
+    toc: list[dict[str, object]],
+    is_preview_end: bool,
+) -> tuple[object, ...]:
+    """What a published section's page shows besides its body and each response's own values
+    (rendering.page_html): the content, the address (the sign-in links come back to it), who is
+    signed in or not, the open sections, and at the free preview's end the offer (the products'
+    rows and the published units its bundle names)."""
+    offer: tuple[object, ...] = ()
+    if is_preview_end:
+        units = selectors.units_list()
+        published = tuple((u.slug, u.number, u.title, u.source_hash) for u in units)
+        offer = (billing.products().rows, published)
+    return (
+        unit.slug,
+        unit.source_hash,
+        section.number,
+        get_script_prefix(),
+        request.get_full_path(),
+        bool(request.user.is_authenticated),
+        tuple(bool(item["open"]) for item in toc),
+        is_preview_end,
+        offer,
     )
 
 

@@ -10,14 +10,18 @@ from typing import Any
 
 import pytest
 from django.contrib.auth import get_user_model
+from django.template.loader import render_to_string
 from django.test import Client
-from support import paid_order_create
+from support import bought_order_create, paid_order_create
 
+from mathmachine import printing
 from mathmachine.billing import selectors as billing
+from mathmachine.billing import services as billing_services
 from mathmachine.billing.models import Product
 from mathmachine.coursebook import cache
 from mathmachine.coursebook.model import CompiledUnit
-from mathmachine.learning import rendering
+from mathmachine.learning import rendering, views
+from mathmachine.learning.offline import KEEP_HEADER, OWNER_HEADER
 
 from .conftest import JSON, check_url, section_url
 
@@ -84,3 +88,102 @@ def test_the_section_pages_do_show_answers_and_offers(unit18: CompiledUnit) -> N
     assert 'class="offer"' in page(who["reader"], first)
     buyer_pages = "".join(page(who["buyer"], section_url(s.number)) for s in unit18.sections)
     assert "verdict-right" in buyer_pages and "verdict-wrong" in buyer_pages
+
+
+def plain_render(
+    request: Any, template: str, context: dict[str, Any], *, body: str, **kept: Any
+) -> str:
+    """rendering.page_html as the page was made before it kept pages: the template rendered."""
+    return render_to_string(template, context, request=request)
+
+
+def response_of(client: Client, path: str) -> tuple[str, dict[str, str]]:
+    response = client.get(path)
+    assert response.status_code == 200, path
+    heads = {
+        name: response.get(name, "")
+        for name in ("Content-Type", "Cache-Control", "Vary", OWNER_HEADER, KEEP_HEADER)
+    }
+    return RANDOM.sub(r"\1-", response.content.decode()), heads
+
+
+def test_a_kept_section_page_is_the_template_rendered(
+    unit18: CompiledUnit, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every section page, kept (rendering.page_html: the page cut at its slots) and filled in
+    for each response, is the page the template renders for the same request, with the same
+    headers (the offline owner and keep list among them), cold and warm."""
+    who = learners(unit18)
+    paths = [section_url(s.number) for s in unit18.sections]
+    paths += [f"{section_url(s.number)}?seed-x=3" for s in unit18.sections[:2]]
+    for name, client in who.items():
+        for path in paths:
+            forget_everything()
+            with monkeypatch.context() as patched:
+                patched.setattr(views, "page_html", plain_render)
+                rendered = response_of(client, path)
+            cold = response_of(client, path)
+            warm = response_of(client, path)
+            assert cold == rendered == warm, (name, path)
+
+
+def test_a_kept_page_follows_a_price_a_purchase_and_a_refund(unit18: CompiledUnit) -> None:
+    """The page kept for a key is never shown once what the key names changed: the price at the
+    end of the free preview, the sections a purchase opens and a refund closes again."""
+    forget_everything()
+    users = get_user_model().objects
+    user = users.create_user("pr@example.com", "pr@example.com", "x" * 12)
+    client = Client()
+    client.force_login(user)
+    first, paid = section_url(1), section_url(unit18.sections[-1].number)
+    product = Product.objects.get(code="unit-18")
+    assert printing.paise(product.price_paise) in page(client, first)
+    Product.objects.filter(pk=product.pk).update(price_paise=product.price_paise + 10_000)
+    assert printing.paise(product.price_paise + 10_000) in page(client, first)
+    assert 'class="offer"' in page(client, first)
+    assert client.get(paid).status_code == 200 and "section-body" not in page(client, paid)
+    order = bought_order_create(user)
+    assert 'class="offer"' not in page(client, first)
+    assert 'class="section-body"' in page(client, paid)
+    billing_services.refund_request(order=order, requested_by=user)  # test mode: at once
+    assert 'class="offer"' in page(client, first)
+    assert 'class="section-body"' not in page(client, paid)
+
+
+def test_a_kept_page_shows_a_new_answer_and_a_message(unit18: CompiledUnit) -> None:
+    """What the learner just did shows on the next page: the answer (never kept with the page)
+    and a message of the site's own (a page with one is rendered, not kept), once."""
+    forget_everything()
+    client = Client()
+    check = unit18.sections[0].gradables[0]
+    before = page(client, section_url(1))
+    right = {f"answer-{n}": f.answer_text for n, f in enumerate(check.fields)}
+    client.post(check_url(check.id), right, **JSON)
+    after = page(client, section_url(1))
+    assert "verdict-right" not in before and "verdict-right" in after
+    user = get_user_model().objects.create_user("ms@example.com", "ms@example.com", "x" * 12)
+    bought_order_create(user)
+    client.force_login(user)
+    page(client, section_url(1))
+    client.post("/billing/buy/unit-18/")  # already theirs: a message, back to pricing
+    shown = page(client, section_url(1))
+    assert 'class="flash flash-error"' in shown
+    assert 'class="flash' not in page(client, section_url(1))
+
+
+def test_the_csrf_token_of_a_kept_page_is_this_response_s(unit18: CompiledUnit) -> None:
+    """A kept page carries a token for its own response: the form sent with it is taken, on a
+    client that enforces CSRF, and the next response's token differs."""
+    forget_everything()
+    client = Client(enforce_csrf_checks=True)
+    check = unit18.sections[0].gradables[0]
+    tokens = []
+    for _ in range(2):
+        html = client.get(section_url(1)).content.decode()
+        tokens.append(re.findall(r'name="csrfmiddlewaretoken" value="([^"]+)"', html))
+    assert tokens[0] and tokens[1] and set(tokens[0]).isdisjoint(tokens[1])
+    right = {f"answer-{n}": f.answer_text for n, f in enumerate(check.fields)}
+    sent = client.post(check_url(check.id), {**right, "csrfmiddlewaretoken": tokens[1][0]}, **JSON)
+    assert sent.status_code == 200
+    refused = client.post(check_url(check.id), {**right, "csrfmiddlewaretoken": "x" * 64}, **JSON)
+    assert refused.status_code == 403
