@@ -50,6 +50,8 @@ class Prepared(Generic[M]):
         self.make = make
         self.stand_ins = stand_ins
         self._compiled: dict[str, tuple[str, tuple[tuple[str, Any, type], ...]]] = {}
+        self._init: dict[str, tuple[list[str], list[Any]] | None] = {}
+        self._converters: dict[str, tuple[Any, list[tuple[int, list[Any], Any]]]] = {}
         self._lock = threading.Lock()
 
     def _slot(self, param: Any) -> tuple[str, Any, type]:
@@ -101,9 +103,50 @@ class Prepared(Generic[M]):
             return list(cursor.fetchall())
 
     def objects(self, *values: Any) -> list[M]:
-        """The model instances, as the queryset would give them (fields converted)."""
+        """The model instances, as the queryset would give them (fields converted): made as a
+        raw queryset makes them (Model.from_db, each field's converters), without its work of
+        matching the cursor's columns to the fields on every call."""
         alias, sql, params = self._sql(values)
-        return list(self.model._default_manager.db_manager(alias).raw(sql, params))
+        connection = connections[alias]
+        init = self._init.get(alias)
+        if init is None:
+            init = self._init[alias] = self._model_init(alias)
+        if not init:  # not every field, in order: the raw queryset matches them
+            return list(self.model._default_manager.db_manager(alias).raw(sql, params))
+        names, cols = init
+        kept = self._converters.get(alias)
+        if kept is None or kept[0] is not connection:
+            converters = []
+            for i, col in enumerate(cols):
+                found = connection.ops.get_db_converters(col) + col.get_db_converters(connection)
+                if found:
+                    converters.append((i, found, col))
+            kept = self._converters[alias] = (connection, converters)
+        with connection.cursor() as cursor:
+            cursor.execute(sql, params)
+            rows = cursor.fetchall()
+        out = []
+        for row in rows:
+            if kept[1]:
+                row = list(row)
+                for i, found, col in kept[1]:
+                    value = row[i]
+                    for converter in found:
+                        value = converter(value, col, connection)
+                    row[i] = value
+            out.append(self.model.from_db(alias, names, row))
+        return out
+
+    def _model_init(self, alias: str) -> tuple[list[str], list[Any]] | None:
+        """(attnames, columns) of the model's fields when the SQL selects each of them in order,
+        else None."""
+        compiler = self.make(*self.stand_ins).query.get_compiler(using=alias)
+        compiler.setup_query()
+        fields = self.model._meta.concrete_fields
+        cols = [expression for expression, _, _ in compiler.select]
+        if [getattr(c, "target", None) for c in cols] != list(fields):
+            return None
+        return [f.attname for f in fields], cols
 
 
 def _is_int(value: Any) -> bool:

@@ -25,6 +25,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from django.conf import settings
 from django.contrib.auth.signals import user_logged_out
 from django.db import DatabaseError
 from django.dispatch import receiver
@@ -60,8 +61,21 @@ ANONYMOUS = Standing(owner="", keep=())
 
 def owner_key(user_id: object) -> str:
     """The learner's opaque key: the same on every page and every process of the site (it
-    depends on SECRET_KEY), different for every learner."""
-    return salted_hmac(_OWNER_SALT, str(user_id), algorithm="sha256").hexdigest()[:_OWNER_CHARS]
+    depends on SECRET_KEY), different for every learner. Kept per id in the process (an HMAC
+    per page, twice, cost more than the page's other headers)."""
+    found = _OWNER_KEYS.get(user_id)
+    if found is None or found[0] != settings.SECRET_KEY:
+        key = salted_hmac(_OWNER_SALT, str(user_id), algorithm="sha256").hexdigest()
+        found = (settings.SECRET_KEY, key[:_OWNER_CHARS])
+        if len(_OWNER_KEYS) >= _OWNER_KEYS_KEPT:
+            _OWNER_KEYS.clear()
+        _OWNER_KEYS[user_id] = found
+    return found[1]
+
+
+# user id -> (the SECRET_KEY it was made with, the owner key); emptied when it holds this many.
+_OWNER_KEYS: dict[object, tuple[str, str]] = {}
+_OWNER_KEYS_KEPT = 50_000
 
 
 def keepable_slugs(user: Any) -> tuple[str, ...]:

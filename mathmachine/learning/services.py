@@ -240,16 +240,17 @@ def section_visit_record(*, learner: Learner, unit_slug: str, section_number: in
     if not learner.known:
         return
     owner = learner.owner()
-    with transaction.atomic():
-        updated = _visit_count(learner, unit_slug, section_number, timezone.now())
-        if not updated:
-            try:
-                with transaction.atomic():
-                    SectionVisit.objects.create(
-                        unit_slug=unit_slug, section_number=section_number, visits=1, **owner
-                    )
-            except IntegrityError:
-                pass  # a concurrent first visit created it; one visit more or less is harmless
+    # One statement, atomic by itself (no transaction of ours around it: its bookkeeping cost
+    # more than the UPDATE); the first visit creates the row.
+    if _visit_count(learner, unit_slug, section_number, timezone.now()):
+        return
+    try:
+        with transaction.atomic():
+            SectionVisit.objects.create(
+                unit_slug=unit_slug, section_number=section_number, visits=1, **owner
+            )
+    except IntegrityError:
+        pass  # a concurrent first visit created it; one visit more or less is harmless
 
 
 def _visit_count(learner: Learner, unit_slug: str, section_number: int, now: datetime) -> int:
