@@ -51,6 +51,7 @@ from bench.baresite import BARE  # noqa: E402
 
 GOAL_MS = 2.0
 WARM_UP = 30
+CALLGRIND_WARM_UP = 5  # under valgrind even the uninstrumented requests are slow
 
 
 def setup(var_dir: str, *, prepared: bool = False) -> None:
@@ -149,7 +150,7 @@ def count_instructions(n: int, var_dir: str) -> None:
     setup(var_dir, prepared=True)
     for client, path in learners().values():
         for asked in (path, BARE):
-            for _ in range(WARM_UP):
+            for _ in range(CALLGRIND_WARM_UP):
                 client.get(asked, secure=True)  # type: ignore[attr-defined]
             callgrind("--instr=on")
             for _ in range(n):
