@@ -32,6 +32,7 @@ few minutes: the instrumented requests run about 50 times slower.
 from __future__ import annotations
 
 import cProfile
+import json
 import os
 import pstats
 import re
@@ -51,6 +52,7 @@ from bench.baresite import BARE  # noqa: E402
 
 GOAL_MS = 2.0
 WARM_UP = 30
+LEARNERS_FILE = "learners.json"  # --prepare's learners: name -> (cookies, path)
 CALLGRIND_WARM_UP = 5  # under valgrind even the uninstrumented requests are slow
 
 
@@ -148,7 +150,12 @@ def count_instructions(n: int, var_dir: str) -> None:
     prepared in ``var_dir``: n GETs per learner and of the bare view, each counted alone (one
     dump each, in this order)."""
     setup(var_dir, prepared=True)
-    for client, path in learners().values():
+    from django.test import Client
+
+    who = json.loads((Path(var_dir) / LEARNERS_FILE).read_text())
+    for cookies, path in who.values():
+        client = Client()
+        client.cookies.update(cookies)
         for asked in (path, BARE):
             for _ in range(CALLGRIND_WARM_UP):
                 client.get(asked, secure=True)  # type: ignore[attr-defined]
@@ -198,8 +205,13 @@ LEARNER_NAMES = ("anonymous", "reader (offer at the end)", "buyer with answers",
 
 def main() -> None:
     args = [a for a in sys.argv[1:] if not a.startswith("--")]
-    if "--prepare" in sys.argv:
+    if "--prepare" in sys.argv:  # the set-up and the learners, kept in the folder for the child
         setup(args[0])
+        who = {
+            name: ({k: m.value for k, m in client.cookies.items()}, path)  # type: ignore[attr-defined]
+            for name, (client, path) in learners().items()
+        }
+        (Path(args[0]) / LEARNERS_FILE).write_text(json.dumps(who))
         return
     if "--callgrind-child" in sys.argv:
         count_instructions(int(args[0]), args[1])
