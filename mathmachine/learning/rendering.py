@@ -22,12 +22,15 @@ import secrets
 import threading
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Generic, TypeVar, cast
 
+from django.dispatch import receiver
 from django.http import HttpRequest
 from django.middleware.csrf import get_token
 from django.template.loader import render_to_string
 from django.urls import get_script_prefix
+from django.utils.autoreload import file_changed
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
@@ -88,6 +91,14 @@ def clear_memos() -> None:
     """Forget every kept fragment (tests; the keys change by themselves when content does)."""
     for memo in (_BODIES, _TOCS, _BLANK_CHECKS, _ANSWERED_CHECKS, _PAGES):
         memo.clear()
+
+
+@receiver(file_changed, dispatch_uid="mathmachine.learning.rendering.template_changed")
+def _template_changed(sender: object, file_path: Path, **kwargs: object) -> None:
+    """Under runserver a template edited is read again without a restart (Django resets its
+    loaders): what was rendered from the old one is forgotten with it."""
+    if file_path.suffix == ".html":
+        clear_memos()
 
 
 @dataclass(frozen=True)
@@ -458,7 +469,7 @@ def page_html(
             request=request,
         )
         # The nonce is random per response, and only ever in nonce="..." attributes.
-        html = html.replace(f'nonce="{request.csp_nonce}"', f'nonce="{_NONCE_SLOT}"')  # type: ignore[attr-defined]
+        html = html.replace(f'nonce="{request.csp_nonce}"', f'nonce="{_NONCE_SLOT}"')
         if html.count(_BODY_SLOT) != 1:
             raise ValueError(f"{template} must show its body once")
         return tuple(_PAGE_SLOTS.split(html))
@@ -466,7 +477,7 @@ def page_html(
     pieces = _PAGES.get(key, make)
     values = {
         _BODY_SLOT: body,
-        _NONCE_SLOT: str(request.csp_nonce),  # type: ignore[attr-defined]
+        _NONCE_SLOT: str(request.csp_nonce),
         _OWNER_SLOT: escape(owner),
         _KEEP_SLOT: escape(keep),
     }

@@ -182,15 +182,15 @@ def _section_page(
         return (_private if section.draft else _keepable)(
             render(request, "learning/section.html", context)
         )
-    standing = offline.standing(request)
+    reader = offline.standing(request)
     html = page_html(
         request,
         "learning/section.html",
         context,
         key=_page_key(request, published, section, toc, is_preview_end),
         body=body,
-        owner=standing.owner,
-        keep=standing.keep_header,
+        owner=reader.owner,
+        keep=reader.keep_header,
     )
     return _keepable(HttpResponse(html))
 
