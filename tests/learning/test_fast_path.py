@@ -6,12 +6,14 @@ forgotten (CSRF tokens and CSP nonces aside)."""
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from typing import Any
 
 import pytest
 from django.contrib.auth import get_user_model
 from django.template.loader import render_to_string
 from django.test import Client
+from django.utils.autoreload import file_changed
 from support import bought_order_create, paid_order_create
 
 from mathmachine import printing
@@ -187,3 +189,15 @@ def test_the_csrf_token_of_a_kept_page_is_this_response_s(unit18: CompiledUnit) 
     assert sent.status_code == 200
     refused = client.post(check_url(check.id), {**right, "csrfmiddlewaretoken": "x" * 64}, **JSON)
     assert refused.status_code == 403
+
+
+def test_a_template_edited_under_runserver_forgets_the_kept_pages(unit18: CompiledUnit) -> None:
+    """runserver's reloader reads an edited template again without a restart; the pages kept
+    from the old one go with it (a Python file edited restarts the process anyway)."""
+    forget_everything()
+    page(Client(), section_url(1))
+    assert rendering._PAGES._data
+    file_changed.send(sender=None, file_path=Path("notes.py"))
+    assert rendering._PAGES._data
+    file_changed.send(sender=None, file_path=Path("mathmachine/templates/base.html"))
+    assert not rendering._PAGES._data
