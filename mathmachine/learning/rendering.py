@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Generic, TypeVar, cast
 
+from django.core.signals import setting_changed
 from django.dispatch import receiver
 from django.http import HttpRequest
 from django.middleware.csrf import get_token
@@ -91,6 +92,13 @@ def clear_memos() -> None:
     """Forget every kept fragment (tests; the keys change by themselves when content does)."""
     for memo in (_BODIES, _TOCS, _BLANK_CHECKS, _ANSWERED_CHECKS, _PAGES):
         memo.clear()
+
+
+@receiver(setting_changed, dispatch_uid="mathmachine.learning.rendering.setting_changed")
+def _setting_changed(sender: object, **kwargs: object) -> None:
+    """A setting changed (tests' override_settings: another static storage, another script
+    prefix...): what was rendered under the old ones is forgotten."""
+    clear_memos()
 
 
 @receiver(file_changed, dispatch_uid="mathmachine.learning.rendering.template_changed")
