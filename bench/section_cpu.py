@@ -137,12 +137,17 @@ def measure(
 
 def callgrind(command: str) -> None:
     """Tell callgrind (this process runs under it) ``--instr=on``, ``--instr=off`` or ``--dump``."""
-    subprocess.run(
-        ["callgrind_control", command, str(os.getpid())],
-        check=True,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+    for attempt in range(5):  # vgdb may time out reaching a process on a loaded machine
+        done = subprocess.run(
+            ["callgrind_control", command, str(os.getpid())],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        if done.returncode == 0:
+            return
+        time.sleep(1 + attempt)
+    raise RuntimeError(f"callgrind_control {command} failed: {done.stderr.strip()}")
 
 
 def count_instructions(n: int, var_dir: str) -> None:
@@ -178,6 +183,7 @@ def instructions(n: int) -> None:
         command = [
             "valgrind",
             "--tool=callgrind",
+            "-q",
             "--instr-atstart=no",
             f"--callgrind-out-file={out}/callgrind.out",
             *script,
@@ -185,7 +191,7 @@ def instructions(n: int) -> None:
             out,
             "--callgrind-child",
         ]
-        subprocess.run(command, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
         counts = []
         for dump in sorted(Path(out).glob("callgrind.out.*"), key=lambda p: int(p.name[14:])):
             totals = re.search(r"^(?:summary|totals): (\d+)", dump.read_text(), re.MULTILINE)
