@@ -195,7 +195,7 @@ def instructions(n: int) -> None:
         subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
         counts = []
         for dump in sorted(Path(out).glob("callgrind.out.*"), key=lambda p: int(p.name[14:])):
-            totals = re.search(r"^(?:summary|totals): (\d+)", dump.read_text(), re.MULTILINE)
+            totals = re.search(r"^totals: (\d+)", dump.read_text(), re.MULTILINE)
             counts.append(int(totals.group(1)) if totals else 0)
     names = list(LEARNER_NAMES)
     if len(counts) < 2 * len(names):
