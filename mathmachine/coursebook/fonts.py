@@ -204,3 +204,80 @@ def cmap_of(data: bytes) -> set[int]:
     from fontTools.ttLib import TTFont
 
     return set(TTFont(io.BytesIO(data)).getBestCmap())
+
+
+# Each section's own cut of the math fences font (static/site/fonts/math-fences.woff2, ~5.8 KB;
+# scripts/make_math_fences_font.py): the space and the fences, radical and big operators the
+# section can print (any string of its compiled form, as for the Devanagari cut), with their
+# size variants and glyph assemblies and the whole MATH table. The cut is declared in the
+# section's <head> under the same family, with a unicode-range of exactly what it holds, after
+# site.css's whole font (whose unicode-range is the font's 19 characters): the browser tries the
+# cut first and fetches the whole font only for a fence the cut lacks (a widget drawing one the
+# page's HTML did not print). The space is always kept: it makes the cut the first available
+# font of `math` (CSS Fonts 4, "first available font"), so its MATH table lays every formula out
+# as the whole font's did.
+MATH_FAMILY = "Math Fences"
+MATH_SOURCE = SOURCE.parent / "math-fences.woff2"
+MATH_CHARACTERS = " ()[]{|}\u2016\u220f\u2211\u221a\u222b\u2308\u2309\u230a\u230b\u27e8\u27e9"
+
+
+_MATH = re.compile(r"<math\b.*?</math>", re.DOTALL)
+
+
+def math_characters(*objects: Any) -> str:
+    """The characters of the math fences font that the MathML in the strings inside `objects`
+    prints (its text, entities decoded), the space always: what a section's cut keeps, in the
+    font's order. Only text inside <math> is drawn in that family (site.css)."""
+    found = {" "}
+    for s in _strings(objects):
+        if "<math" not in s:
+            continue
+        for formula in _MATH.findall(s):
+            text = html.unescape(_TAG.sub("", formula))
+            found.update(ch for ch in MATH_CHARACTERS if ch in text)
+    return "".join(ch for ch in MATH_CHARACTERS if ch in found)
+
+
+@lru_cache(maxsize=64)
+def math_subset_font(chars: str) -> bytes:
+    """The math fences font cut down to `chars` (and what its layout features and MATH table
+    reach from them: size variants, assembly parts), as WOFF2 bytes; deterministic."""
+    from fontTools import subset
+    from fontTools.ttLib import TTFont
+
+    quiet = logging.getLogger("fontTools.subset")
+    level = quiet.level
+    quiet.setLevel(logging.WARNING)
+    try:
+        font = TTFont(str(MATH_SOURCE))
+        subsetter = subset.Subsetter(_options())
+        subsetter.populate(unicodes=sorted({ord(ch) for ch in chars}))
+        subsetter.subset(font)
+    finally:
+        quiet.setLevel(level)
+    out = io.BytesIO()
+    font.save(out)
+    return out.getvalue()
+
+
+def unicode_range(chars: str) -> str:
+    """A CSS unicode-range listing `chars` one by one (U+20, U+28, ...)."""
+    return ",".join(f"U+{ord(ch):X}" for ch in sorted(set(chars)))
+
+
+def section_math_fonts(
+    sections: Iterable[Any],
+) -> tuple[dict[int, tuple[str, str]], dict[str, bytes]]:
+    """For each written section that prints math (a <math> element), its cut's file name and
+    the cut's unicode-range; and the cuts by name."""
+    names: dict[int, tuple[str, str]] = {}
+    fonts: dict[str, bytes] = {}
+    for s in sections:
+        if not s.written or "<math" not in "".join(_strings([s])):
+            continue
+        chars = math_characters(s)
+        data = math_subset_font(chars)
+        name = font_name(data)
+        names[s.number] = (name, unicode_range(chars))
+        fonts[name] = data
+    return names, fonts

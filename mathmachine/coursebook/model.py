@@ -145,6 +145,10 @@ class CompiledSection:
     # The file name of the section's own Devanagari font (CompiledUnit.fonts), "" when the
     # section prints no Devanagari (coursebook/fonts.py).
     devanagari_font: str = ""
+    # The file name of the section's own cut of the math fences font (CompiledUnit.fonts) and
+    # the characters it holds as a CSS unicode-range; "" when the section prints no math.
+    math_font: str = ""
+    math_font_range: str = ""
 
     @property
     def published(self) -> bool:
@@ -233,6 +237,10 @@ class CompiledUnit:
     drafts: tuple[CompiledSection, ...] = ()
     # The sections' Devanagari fonts (WOFF2) by file name, drafts' too (coursebook/fonts.py).
     fonts: dict[str, bytes] = field(default_factory=dict)
+    # The widgets' large initial states (JSON) by file name, and the section each is of, drafts'
+    # too (coursebook/state_files.py).
+    state_files: dict[str, bytes] = field(default_factory=dict)
+    state_file_sections: dict[str, int] = field(default_factory=dict)
 
     def with_drafts(self) -> CompiledUnit:
         """The unit as staff read it: each draft in its place among the sections (written, with

@@ -10,13 +10,17 @@ What is listed:
 - the pages: the unit page and every published section (the arena, §15, is one), as the owner
   reads them;
 - what the sections declare (``CompiledSection.scripts`` / ``.styles``, through ``static()``:
-  the hashed names the pages load) and each section's own Devanagari font
-  (``/units/<slug>/fonts/<hash>.woff2``);
+  the hashed names the pages load), each section's own Devanagari font and math fences font
+  (``/units/<slug>/fonts/<hash>.woff2``) and its widgets' large states, files of their own that
+  kit.js fetches (``/units/<slug>/data/<hash>.json``, coursebook/state_files.py);
 - every same-site asset the rendered pages reference (``<link href>``, ``<script src>``,
   ``<img src>``, ``url()`` in a ``<style>``): the site's CSS, scripts and icons from base.html;
 - then, for each stylesheet and script listed, what it pulls in: ``url()`` in CSS (fonts such
   as math-fences), ES module imports (the widgets' kit, their math modules), each resolved
-  against the file's own address as the browser resolves it, until nothing new is found.
+  against the file's own address as the browser resolves it, until nothing new is found;
+- but not the whole Devanagari font (site.css and the lab's stylesheet name it) unless a kept
+  page prints a Devanagari character its own cut lacks: a page with a cut never fetches it, and
+  the lab, which fetches it once Hindi is typed there, does not work offline.
 
 A widget draws its figures into the page's HTML (SVG and tables from the unit's figures), so a
 figure travels with its page; a widget that fetches a file at load time does so through one of
@@ -25,8 +29,10 @@ walk: POST) cannot be kept: offline it says it needs a connection.
 
 ``bytes`` is what the listed files weigh on the wire: for a static file its brotli copy (else
 gzip) as the storage collected it, or as they would be compressed when the storage keeps no
-copy (tests, ``make run``); for a page, the page rendered for the owner and gzipped at the
-site's level; a font as served (WOFF2 is compressed already).
+copy (tests, ``make run``); for a page, the page rendered for the owner and compressed as the
+site's HTML compression sends it to a browser that accepts brotli (web/compression.py: brotli at
+its quality for a page of BROTLI_FROM bytes or more, else gzip at its level); a font as served
+(WOFF2 is compressed already); a state file as data_views serves it (brotli).
 
 ``version`` is a digest of the compiled unit's ``source_hash`` (its sources and the compiler's
 code) and, for every listed asset, its address and a digest of its bytes: a changed section,
@@ -43,6 +49,7 @@ import re
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import lru_cache
 from html import unescape
 from pathlib import Path
 from urllib.parse import urljoin, urlsplit
@@ -53,9 +60,18 @@ from django.contrib.staticfiles.storage import staticfiles_storage
 from django.templatetags.static import static
 from django.urls import reverse
 
+from mathmachine.coursebook import fonts as unit_fonts
 from mathmachine.coursebook.model import CompiledUnit
 from mathmachine.web import pwa
-from mathmachine.web.compression import COMPRESSLEVEL
+from mathmachine.web.compression import (
+    BROTLI_FROM,
+    BROTLI_QUALITY,
+    COMPRESSLEVEL,
+    compress_brotli,
+    compress_string,
+)
+
+from . import data_views
 
 # The kinds the size is told by (bench/kept_unit.py prints them), by the file's ending.
 KINDS = {
@@ -73,7 +89,10 @@ KINDS = {
     ".webp": "figures",
     ".gif": "figures",
     ".ico": "figures",
+    ".json": "data",
 }
+# The whole Devanagari font's static name (coursebook/fonts.py SOURCE).
+WHOLE_DEVANAGARI = "site/fonts/" + unit_fonts.SOURCE.name
 
 # A module specifier in an ES module: `import … from "x"`, `import "x"`, `export … from "x"`,
 # `import("x")`, and `new URL("x", import.meta.url)` (a file a widget fetches at load time).
@@ -88,7 +107,7 @@ _CSS_IMPORT = re.compile(r"""@import\s+(["'])([^"']+)\1""")
 @dataclass(frozen=True)
 class KeptFile:
     url: str
-    kind: str  # html, scripts, styles, fonts, figures, other
+    kind: str  # html, scripts, styles, fonts, figures, data, other
     bytes: int  # as it travels (compressed)
 
 
@@ -243,6 +262,33 @@ def _references_in(path: str, data: bytes) -> list[str]:
     return out
 
 
+def page_wire_size(html: bytes) -> int:
+    """What a page travels as to a browser that accepts brotli (web/compression.py)."""
+    if len(html) >= BROTLI_FROM:
+        return len(compress_brotli(html, quality=BROTLI_QUALITY))
+    return len(compress_string(html, level=COMPRESSLEVEL))
+
+
+@lru_cache(maxsize=64)
+def _mapped(font: bytes) -> frozenset[int]:
+    return frozenset(unit_fonts.cmap_of(font))
+
+
+def _needs_whole_devanagari(
+    unit: CompiledUnit, pages: dict[str, bytes], cuts: dict[str, str]
+) -> bool:
+    """Whether a kept page prints a Devanagari character that no font of its own maps (a page
+    without its own cut: any); ``cuts`` is a page's path -> its cut's file name."""
+    for path, html in pages.items():
+        printed = {ord(ch) for ch in unit_fonts.devanagari_chars(html.decode("utf-8", "replace"))}
+        if not printed:
+            continue
+        cut = cuts.get(path)
+        if cut is None or printed - _mapped(unit.fonts[cut]):
+            return True
+    return False
+
+
 def keep_list(
     *,
     unit: CompiledUnit,
@@ -252,15 +298,30 @@ def keep_list(
     page and every published section) and everything they and the compiled unit load."""
     static_url = settings.STATIC_URL
     fonts: dict[str, bytes] = {}
+    states: dict[str, tuple[str, bytes]] = {}
+    cuts: dict[str, str] = {}
     declared: list[str] = []
     for section in unit.sections:
         if not section.published:
             continue
         declared += [static(name) for name in (*section.styles, *section.scripts)]
+        for name in (section.devanagari_font, section.math_font):
+            if name:
+                font = reverse("learning:section_font", args=[unit.slug, name])
+                fonts[font] = unit.fonts[name]
+                declared.append(font)
         if section.devanagari_font:
-            font = reverse("learning:section_font", args=[unit.slug, section.devanagari_font])
-            fonts[font] = unit.fonts[section.devanagari_font]
-            declared.append(font)
+            cuts[reverse("learning:section", args=[unit.slug, section.number])] = (
+                section.devanagari_font
+            )
+        for name, number in unit.state_file_sections.items():
+            if number == section.number:
+                url = reverse("learning:state_file", args=[unit.slug, name])
+                states[url] = (name, unit.state_files[name])
+                declared.append(url)
+    skipped = set()
+    if not _needs_whole_devanagari(unit, pages, cuts):
+        skipped.add(static(WHOLE_DEVANAGARI))
     for path, html in pages.items():
         for url in page_references(html.decode("utf-8", errors="replace")):
             found = _same_site_path(url, path)
@@ -271,10 +332,13 @@ def keep_list(
     queue = list(dict.fromkeys(declared))
     while queue:
         path = queue.pop(0)
-        if path in assets or path in pages:
+        if path in assets or path in pages or path in skipped:
             continue
         if path in fonts:
             asset: _Asset | None = _Asset(fonts[path], len(fonts[path]))
+        elif path in states:
+            name, data = states[path]
+            asset = _Asset(data, len(data_views.encoded(unit.source_hash, name, data, "br")))
         elif path == reverse("manifest"):  # the installed app's manifest, and its icons
             data = pwa.manifest_bytes()
             asset = _Asset(data, _compressed_size(data))
@@ -288,10 +352,7 @@ def keep_list(
         assets[path] = asset
         queue += [p for p in _references_in(path, asset.data) if p not in assets]
 
-    files = [
-        KeptFile(path, "html", len(gzip.compress(html, compresslevel=COMPRESSLEVEL, mtime=0)))
-        for path, html in pages.items()
-    ]
+    files = [KeptFile(path, "html", page_wire_size(html)) for path, html in pages.items()]
     files += [KeptFile(path, kind_of(path), a.wire) for path, a in assets.items()]
     digest = hashlib.sha256(unit.source_hash.encode())
     for path in sorted(pages):

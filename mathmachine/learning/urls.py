@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import shared_views, views
+from . import data_views, shared_views, views
 
 app_name = "learning"
 
@@ -17,6 +17,12 @@ urlpatterns = [
         "units/<slug:unit_slug>/fonts/<str:name>",
         views.section_font,
         name="section_font",
+    ),
+    # a widget's large initial state, named by its hash (coursebook/state_files.py)
+    path(
+        "units/<slug:unit_slug>/data/<str:name>",
+        data_views.state_file,
+        name="state_file",
     ),
     # the attention lab's API at its first address: the kit's server route for the lab
     path(

@@ -12,7 +12,9 @@ header, so the compressed length does not leak secrets in the page, BREACH). Str
 responses are left to Django's own code (level 6).
 
 **Brotli for the long pages** (issue 19, a section in <= 50 KB): a page of BROTLI_FROM bytes or
-more (§8, §9, §13: 115–195 KB of HTML) goes as brotli at BROTLI_QUALITY to a client that accepts
+more (§8, §9, §13, §15: 74–123 KB of HTML since the widgets' large states are files of their own,
+coursebook/state_files.py; §9 at 77 KB: 17.0 KB gzipped, 14.7 KB as brotli) goes as brotli at
+BROTLI_QUALITY to a client that accepts
 ``br``, 17–21 % smaller than gzip at level 4 (§8 22.4 → 17.8 KB, §13 39.9 → 33.0 KB) for about
 twice gzip's CPU on those pages (§13 1.7 → 3.2 ms on this machine). Shorter pages, §1 among them,
 stay gzip at level 4: there brotli gives less (§1 12.7 → 11.4 KB at quality 5) and would cost a
@@ -34,7 +36,7 @@ from django.middleware.gzip import re_accepts_gzip
 from django.utils.cache import patch_vary_headers
 
 COMPRESSLEVEL = 4
-BROTLI_FROM = 96 * 1024  # bytes of HTML from which a page goes as brotli (when accepted)
+BROTLI_FROM = 64 * 1024  # bytes of HTML from which a page goes as brotli (when accepted)
 BROTLI_QUALITY = 5
 re_accepts_brotli = re.compile(r"\bbr\b")
 

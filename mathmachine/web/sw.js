@@ -5,8 +5,8 @@
 // - A page (a navigation): the network first, always. Online every page is the server's, fresh.
 //   Offline, a section kept on this phone (a kept cache of the last learner seen), else the
 //   offline page, made here, which says the page is not kept and links to what is.
-// - Static files (hashed names, immutable) and a section's fonts: this phone's copy first, the
-//   network once, then kept in the shared static cache.
+// - Static files (hashed names, immutable), a section's fonts and its widgets' state files:
+//   this phone's copy first, the network once, then kept in the shared static cache.
 // - Anything else (a POST, the widgets' and checks' JSON, account, order and admin pages): the
 //   network only; nothing of it is stored.
 //
@@ -25,7 +25,8 @@ const KEPT_PREFIX = "mm-kept:";
 const STAGING_PREFIX = "mm-keeping:";
 const KEPT_INDEX = "/__mm__/kept/";
 const HASHED = /\.[0-9a-f]{12}\.[A-Za-z0-9]+$/;
-const SECTION_FONT = /^\/units\/[\w-]+\/fonts\/[^/]+$/;
+// A section's fonts and its widgets' state files (named by their hashes, immutable).
+const SECTION_FONT = /^\/units\/[\w-]+\/(?:fonts|data)\/[^/]+$/;
 const UNIT_PATH = /^\/units\/([\w-]+)\//;
 
 // Install and activate -------------------------------------------------------------------------

@@ -193,6 +193,9 @@ class SitePage:
         response = self.page.goto(self.url(path))
         assert response is not None and response.status == 200, (path, response)
         if self.js and upgraded:
+            # A widget whose state is a file of its own fetches it when it comes near the
+            # screen (kit.js): bring each such one to the screen, then go back to the top.
+            self.page.evaluate(_BRING_LAZY_WIDGETS)
             # Every widget has upgraded its fallback (kit.js marks it data-upgraded).
             self.page.wait_for_function(
                 "() => [...document.querySelectorAll('[data-kit]')]"
@@ -219,6 +222,19 @@ class SitePage:
 
     def close(self) -> None:
         self.context.close()
+
+
+_BRING_LAZY_WIDGETS = """async () => {
+  const lazy = [...document.querySelectorAll('[data-kit]')].filter(
+    (w) => !w.hasAttribute('data-upgraded') && w.querySelector(':scope > script[data-src]'))
+  for (const w of lazy) {
+    w.scrollIntoView({block: 'center'})
+    for (let i = 0; i < 200 && !w.hasAttribute('data-upgraded'); i++) {
+      await new Promise((done) => setTimeout(done, 25))
+    }
+  }
+  if (lazy.length) window.scrollTo(0, 0)
+}"""
 
 
 def buyer_session(*, email: str = "", staff: bool = False) -> str:

@@ -16,9 +16,10 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ..errors import CompileError, CompileErrors, StructureError
-from ..fonts import section_fonts
+from ..fonts import section_fonts, section_math_fonts
 from ..model import CompiledSection, CompiledUnit
 from ..parse import parse
+from ..state_files import split_states
 from ..widgets import SectionSoFar
 from .answers import check_printed_answers
 from .context import SectionContext, SectionRef, UnitContext
@@ -277,6 +278,24 @@ def compile_unit(
     titles = [source.title, source.subtitle, *(e.title for e in source.sections)]
     font_names, fonts = section_fonts(compiled, titles)
     compiled = [replace(c, devanagari_font=font_names.get(c.number, "")) for c in compiled]
+    # Each section's own cut of the math fences font, for the fences its math prints.
+    math_names, math_fonts = section_math_fonts(compiled)
+    fonts.update(math_fonts)
+    compiled = [
+        replace(c, math_font=math_names[c.number][0], math_font_range=math_names[c.number][1])
+        if c.number in math_names
+        else c
+        for c in compiled
+    ]
+    # A widget's large state leaves the page for a file of its own (fetched by kit.js).
+    state_files: dict[str, bytes] = {}
+    state_file_sections: dict[str, int] = {}
+    for i, c in enumerate(compiled):
+        page, files = split_states(c.html)
+        if files:
+            compiled[i] = replace(c, html=page)
+            state_files.update(files)
+            state_file_sections.update(dict.fromkeys(files, c.number))
     # A draft stands among the sections as a placeholder; the compiled draft is kept aside.
     sections = tuple(
         _placeholder(e) if e.draft else c for e, c in zip(source.sections, compiled, strict=True)
@@ -293,4 +312,6 @@ def compile_unit(
         course=source.course,
         known_units=dict(known_units),
         fonts=fonts,
+        state_files=state_files,
+        state_file_sections=state_file_sections,
     )

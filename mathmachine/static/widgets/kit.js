@@ -46,14 +46,42 @@ export class WidgetElement extends HTMLElement {
 
   state = null
   #upgraded = false
+  #waiting = false
   #found = new Map()
 
   connectedCallback() {
-    if (this.#upgraded) return // moved in the DOM: already upgraded
+    if (this.#upgraded || this.#waiting) return // moved in the DOM: already upgraded
     const script = this.querySelector(STATE)
     if (!script && this.constructor.stateful) return
+    if (script && script.dataset.src) {
+      // A large state is a file of its own (coursebook/state_files.py): fetched when the element
+      // comes near the screen or is touched; until then the element is its fallback.
+      this.#waiting = true
+      whenNear(this, () => this.#fetchState(new URL(script.dataset.src, document.baseURI)))
+      return
+    }
+    this.#finish(script ? JSON.parse(script.textContent) : {})
+  }
+
+  async #fetchState(url) {
+    let state
+    try {
+      const response = await fetch(url, {credentials: 'same-origin'})
+      if (!response.ok) throw new Error(`HTTP ${response.status}`)
+      state = await response.json()
+    } catch (error) {
+      // Offline and not kept, or the server could not answer: the fallback stays, and the
+      // next time the element comes near the screen the file is asked for again.
+      return false
+    }
+    this.#waiting = false
+    this.#finish(state)
+    return true
+  }
+
+  #finish(state) {
     this.#upgraded = true
-    this.state = script ? JSON.parse(script.textContent) : {}
+    this.state = state
     for (const el of this.#own('[data-js]')) el.hidden = false
     for (const el of this.#own('[data-nojs]')) el.hidden = true
     this.upgrade(this.state)
@@ -119,6 +147,34 @@ export class WidgetElement extends HTMLElement {
 }
 
 /** The widget element an element belongs to. */
+// Call `load` (async, true once done) when `el` comes within a screen of the viewport, or is
+// pointed at, touched or focused; again at the next such moment while it answers false.
+function whenNear(el, load) {
+  let busy = false
+  let observer = null
+  const events = ['pointerenter', 'pointerdown', 'focusin']
+  const stop = () => {
+    if (observer) observer.disconnect()
+    for (const type of events) el.removeEventListener(type, go)
+  }
+  async function go() {
+    if (busy) return
+    busy = true
+    const done = await load()
+    busy = false
+    if (done) stop()
+  }
+  for (const type of events) el.addEventListener(type, go)
+  if (typeof IntersectionObserver !== 'function') {
+    go()
+    return
+  }
+  observer = new IntersectionObserver((entries) => {
+    if (entries.some((entry) => entry.isIntersecting)) go()
+  }, {rootMargin: '100% 0px'})
+  observer.observe(el)
+}
+
 function owner(el) {
   return el.parentElement?.closest('[data-kit]') ?? null
 }
