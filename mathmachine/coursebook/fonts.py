@@ -227,7 +227,8 @@ _MATH = re.compile(r"<math\b.*?</math>", re.DOTALL)
 def math_characters(*objects: Any) -> str:
     """The characters of the math fences font that the MathML in the strings inside `objects`
     prints (its text, entities decoded), the space always: what a section's cut keeps, in the
-    font's order. Only text inside <math> is drawn in that family (site.css)."""
+    font's order. Only text inside <math> is drawn in that family (site.css); a square root
+    (<msqrt>, <mroot>) draws the radical sign of the font's own."""
     found = {" "}
     for s in _strings(objects):
         if "<math" not in s:
@@ -235,6 +236,8 @@ def math_characters(*objects: Any) -> str:
         for formula in _MATH.findall(s):
             text = html.unescape(_TAG.sub("", formula))
             found.update(ch for ch in MATH_CHARACTERS if ch in text)
+            if "<msqrt" in formula or "<mroot" in formula:
+                found.add("\u221a")  # the radical sign is drawn from the font, not the text
     return "".join(ch for ch in MATH_CHARACTERS if ch in found)
 
 
@@ -278,6 +281,7 @@ def section_math_fonts(
         chars = math_characters(s)
         data = math_subset_font(chars)
         name = font_name(data)
-        names[s.number] = (name, unicode_range(chars))
+        # what the cut maps (a fence may bring its pair along): all of it is declared
+        names[s.number] = (name, unicode_range("".join(map(chr, cmap_of(data)))))
         fonts[name] = data
     return names, fonts

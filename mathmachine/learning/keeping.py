@@ -67,6 +67,7 @@ from mathmachine.web.compression import (
     BROTLI_FROM,
     BROTLI_QUALITY,
     COMPRESSLEVEL,
+    GZipMiddleware,
     compress_brotli,
     compress_string,
 )
@@ -133,6 +134,7 @@ class KeepList:
             "unit": self.unit,
             "version": self.version,
             "urls": self.urls,
+            "sizes": [f.bytes for f in self.files],  # each url's bytes on the wire, in order
             "bytes": self.bytes,
             "files": len(self.files),
             "by_kind": self.by_kind,
@@ -263,10 +265,13 @@ def _references_in(path: str, data: bytes) -> list[str]:
 
 
 def page_wire_size(html: bytes) -> int:
-    """What a page travels as to a browser that accepts brotli (web/compression.py)."""
+    """What a page's body travels as to a browser that accepts brotli (web/compression.py:
+    the same codec at the same level), with the mean of the random padding it adds against
+    BREACH."""
+    padding = GZipMiddleware.max_random_bytes // 2
     if len(html) >= BROTLI_FROM:
-        return len(compress_brotli(html, quality=BROTLI_QUALITY))
-    return len(compress_string(html, level=COMPRESSLEVEL))
+        return len(compress_brotli(html, quality=BROTLI_QUALITY)) + padding
+    return len(compress_string(html, level=COMPRESSLEVEL)) + padding
 
 
 @lru_cache(maxsize=64)

@@ -93,12 +93,48 @@ def _written_sections() -> list[int]:
     return [s.number for s in unit.sections if s.written]
 
 
-def _fonts_requested(site: Any) -> list[str]:
+def _all_fonts_requested(site: Any) -> list[str]:
     return [
         u
         for u in site.page.evaluate("performance.getEntriesByType('resource').map(e => e.name)")
-        if u.endswith(".woff2") and "math-fences" not in u
+        if u.endswith(".woff2")
     ]
+
+
+def _math_cuts() -> set[str]:
+    unit = coursebook.load_unit(UNIT, root=settings.CONTENT_DIR).with_drafts()
+    return {s.math_font for s in unit.sections if s.math_font}
+
+
+def _fonts_requested(site: Any) -> list[str]:
+    """The Devanagari fonts the page fetched (neither math font)."""
+    math = _math_cuts()
+    return [
+        u
+        for u in _all_fonts_requested(site)
+        if "math-fences" not in u and u.rsplit("/", 1)[-1] not in math
+    ]
+
+
+# Every <math> element's box, in the fonts the page sets; then with the whole math fences font
+# in their place (`url`): the boxes, by index. Equal boxes: the cut lays every formula out as the
+# whole font does (its MATH table, the fences' size variants and assemblies).
+_MATH_BOXES = """async (url) => {
+  const boxes = () => [...document.querySelectorAll('math')].map((m) => {
+    const r = m.getBoundingClientRect()
+    return [Math.round(r.width * 2) / 2, Math.round(r.height * 2) / 2]
+  })
+  const mine = boxes()
+  const face = new FontFace('WholeMathFences', `url(${url})`)
+  document.fonts.add(face)
+  await face.load()
+  // through the CSSOM (the page's CSP allows no inline style)
+  for (const m of document.querySelectorAll('math')) m.style.fontFamily = '"WholeMathFences", math'
+  await document.fonts.ready
+  const whole = boxes()
+  for (const m of document.querySelectorAll('math')) m.style.fontFamily = ''
+  return [mine, whole]
+}"""
 
 
 @pytest.mark.parametrize("number", _written_sections())
@@ -159,3 +195,32 @@ def test_the_lab_fetches_the_whole_font_only_for_hindi_its_page_does_not_print(
     # matches the whole font alone
     bad = page.evaluate(_COMPARE, [clusters, None, "WholeFont", [["WholeFont", whole]]])
     assert bad == [], bad
+
+
+@pytest.mark.parametrize("number", _written_sections())
+def test_a_section_lays_its_math_out_with_its_own_cut_as_with_the_whole_font(
+    open_page: OpenPage, number: int
+) -> None:
+    """A section that prints math fetches its own cut of the math fences font, never the whole
+    font (its fences are all in the cut), and every formula of the page, the widgets' too, is
+    laid out to the same box as with the whole font: no fence drawn by another font, none
+    stretched otherwise. A section without math fetches no math font."""
+    unit = coursebook.load_unit(UNIT, root=settings.CONTENT_DIR).with_drafts()
+    section = unit.section(number)
+    site = open_page(f"/units/{UNIT}/{number}/", staff=True)
+    page = site.page
+    page.evaluate("document.fonts.ready.then(() => true)")
+    page.wait_for_timeout(300)
+    page.evaluate("document.fonts.ready.then(() => true)")
+    whole = static("site/fonts/math-fences.woff2")
+    fonts = _all_fonts_requested(site)
+    assert not [u for u in fonts if whole in u], (number, fonts)
+    if not section.math_font:
+        assert page.locator("math").count() == 0, number
+        assert not [u for u in fonts if u.rsplit("/", 1)[-1] in _math_cuts()], (number, fonts)
+        return
+    assert [u for u in fonts if u.endswith(f"/fonts/{section.math_font}")], (number, fonts)
+    mine, wholly = page.evaluate(_MATH_BOXES, whole)
+    assert len(mine) == len(wholly) > 0
+    differ = [(i, a, b) for i, (a, b) in enumerate(zip(mine, wholly, strict=True)) if a != b]
+    assert differ == [], (number, differ[:5])

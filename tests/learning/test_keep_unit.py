@@ -20,6 +20,7 @@ from mathmachine.learning import keeping
 
 UNIT = "attention-and-transformers"
 KEEP = f"/units/{UNIT}/keep/"
+WHOLE_DEVANAGARI = "/static/site/fonts/noto-sans-devanagari-subset.woff2"
 
 
 def _user(email: str) -> Any:
@@ -80,17 +81,32 @@ def test_it_lists_every_page_and_what_each_loads(
 
 def test_static_files_weigh_what_travels(kept: tuple[Client, dict[str, Any]]) -> None:
     """The size said before keeping is the compressed size: less than the files' own bytes,
-    and the pages' share is the pages gzipped (within what a CSRF token and nonce change)."""
+    and the pages' share is what the site sends a browser that accepts brotli, page by page
+    (the long ones as brotli, the others gzipped: web/compression.py), within what a CSRF
+    token, a nonce and the random padding against BREACH change."""
     client, body = kept
     by_kind = body["by_kind"]
-    assert set(by_kind) >= {"html", "scripts", "styles", "fonts"}
+    assert set(by_kind) >= {"html", "scripts", "styles", "fonts", "data"}
     assert sum(k["bytes"] for k in by_kind.values()) == body["bytes"]
     assert sum(k["files"] for k in by_kind.values()) == body["files"]
     pages = [u for u in body["urls"] if not u.startswith("/static/") and "/fonts/" not in u]
     pages = [u for u in pages if u.endswith("/")]
     assert by_kind["html"]["files"] == len(pages)
-    gzipped = sum(len(gzip.compress(client.get(u).content, 4)) for u in pages)
-    assert abs(by_kind["html"]["bytes"] - gzipped) < 40 * len(pages)
+    sent = {}
+    for url in pages:
+        response = client.get(url, HTTP_ACCEPT_ENCODING="br, gzip")
+        assert response["Content-Encoding"] in ("br", "gzip"), url
+        sent[url] = len(response.content)
+    assert "br" in {client.get(u, HTTP_ACCEPT_ENCODING="br, gzip")["Content-Encoding"] for u in pages}
+    estimate = dict(zip(body["urls"], body["sizes"], strict=True))
+    for url, size in sent.items():
+        assert abs(estimate[url] - size) < 120, (url, estimate[url], size)
+    # a state file weighs what the server sends (brotli)
+    for url in body["urls"]:
+        if "/data/" in url:
+            response = client.get(url, HTTP_ACCEPT_ENCODING="br, gzip")
+            assert response["Content-Encoding"] == "br"
+            assert estimate[url] == len(response.content), url
     raw = 0
     for url in body["urls"]:
         if url.startswith("/static/"):
@@ -173,10 +189,12 @@ def test_a_new_asset_is_kept_without_editing_a_list(unit18: CompiledUnit) -> Non
     unit = dataclasses.replace(
         unit18, sections=(more, *unit18.sections[1:]), source_hash="new-asset"
     )
-    urls = keeping.keep_list(unit=unit, pages={}).urls
+    # a page printing Devanagari no cut maps needs the whole font: the lab's stylesheet names it
+    hindi = {f"/units/{UNIT}/": "<p lang=hi>चाय</p>".encode()}
+    urls = keeping.keep_list(unit=unit, pages=hindi).urls
     assert "/static/widgets/attention-lab.css" in urls
-    assert "/static/site/fonts/noto-sans-devanagari-subset.woff2" in urls
-    before = keeping.keep_list(unit=unit18, pages={}).urls
+    assert WHOLE_DEVANAGARI in urls
+    before = keeping.keep_list(unit=unit18, pages=hindi).urls
     assert "/static/widgets/attention-lab.css" in before  # §6 declares it
     assert len(urls) == len(before)
 
@@ -225,3 +243,36 @@ def test_a_page_fetched_to_be_kept_is_no_visit(db: None) -> None:
         assert response.status_code == 200 and b'class="section-body"' in response.content
     visits = SectionVisit.objects.filter(user=user, unit_slug=UNIT)
     assert sorted(v.section_number for v in visits) == [3]
+
+
+def test_the_whole_devanagari_font_is_kept_only_for_a_page_that_needs_it(
+    kept: tuple[Client, dict[str, Any]], unit18: CompiledUnit
+) -> None:
+    """site.css and the lab's stylesheet name the whole Devanagari font, but every kept page
+    that prints Devanagari has its own cut, which maps every character it prints: the whole font
+    is not kept (the lab, which fetches it for typed Hindi, does not work offline). A page whose
+    Devanagari no cut of its own maps (here: the unit page printing a Hindi word) brings it."""
+    _, body = kept
+    assert WHOLE_DEVANAGARI not in body["urls"]
+    for s in unit18.sections:
+        if s.published and s.devanagari_font:
+            assert f"/units/{UNIT}/fonts/{s.devanagari_font}" in body["urls"]
+    pages = {f"/units/{UNIT}/": "<p lang=hi>चाय</p>".encode()}
+    assert WHOLE_DEVANAGARI in keeping.keep_list(unit=unit18, pages=pages).urls
+    assert WHOLE_DEVANAGARI not in keeping.keep_list(unit=unit18, pages={}).urls
+
+
+def test_the_widgets_state_files_are_kept(
+    kept: tuple[Client, dict[str, Any]], unit18: CompiledUnit
+) -> None:
+    """Every state file of a published section (coursebook/state_files.py) is listed, and each
+    section's cut of the math fences font."""
+    _, body = kept
+    published = {s.number for s in unit18.sections if s.published}
+    names = [n for n, number in unit18.state_file_sections.items() if number in published]
+    assert names, "no widget's state is a file of its own"
+    for name in names:
+        assert f"/units/{UNIT}/data/{name}" in body["urls"]
+    for s in unit18.sections:
+        if s.published and s.math_font:
+            assert f"/units/{UNIT}/fonts/{s.math_font}" in body["urls"]

@@ -162,3 +162,61 @@ def test_an_unknown_font_is_a_404(client: Client) -> None:
     assert client.get(f"/units/{UNIT}/fonts/0000000000000000.woff2").status_code == 404
     assert client.get(f"/units/{UNIT}/fonts/..%2Fsite.css").status_code == 404
     assert client.get("/units/no-such-unit/fonts/0000000000000000.woff2").status_code == 404
+
+
+MATH_FACE = re.compile(
+    r'<style nonce="[^"]+">@font-face\{font-family:"Math Fences";[^<]*'
+    r'src:url\("(/units/[^"]+\.woff2)"\)[^<]*unicode-range:([^}]+)\}</style>'
+)
+_MATH = re.compile(r"<math\b.*?</math>", re.S)
+
+
+@pytest.mark.django_db
+def test_every_section_with_math_declares_a_math_cut_that_holds_its_fences(
+    reader: Client,
+) -> None:
+    """A section that prints math declares its own cut of the math fences font: it maps the
+    space and every fence, radical and big operator its formulas print (a square root draws the
+    radical), keeps the MATH table, and its unicode-range is what it maps of the whole font's
+    characters; lighter than the whole font. A section without math declares none."""
+    unit = selectors.unit_get(UNIT).with_drafts()
+    whole = TTFont(str(fonts.MATH_SOURCE))
+    whole_cmap = set(whole.getBestCmap())
+    seen = 0
+    for s in unit.sections:
+        if not s.written:
+            continue
+        page = reader.get(f"/units/{UNIT}/{s.number}/").content.decode()
+        faces = MATH_FACE.findall(page)
+        formulas = _MATH.findall(page)
+        if not formulas:
+            assert not faces and not s.math_font, s.number
+            continue
+        assert len(faces) == 1, s.number
+        url, declared = faces[0]
+        assert url.endswith("/" + s.math_font)
+        served = reader.get(url)
+        assert served.status_code == 200 and "immutable" in served["Cache-Control"]
+        font = TTFont(io.BytesIO(served.content))
+        cmap = set(font.getBestCmap())
+        assert "MATH" in font
+        text = html.unescape(re.sub(r"<[^>]*>", "", "".join(formulas)))
+        wanted = {ord(c) for c in text} & whole_cmap | {0x20}
+        if any("<msqrt" in f or "<mroot" in f for f in formulas):
+            wanted.add(0x221A)
+        assert wanted <= cmap, (s.number, sorted(wanted - cmap))
+        assert cmap <= whole_cmap
+        assert {int(u[2:], 16) for u in declared.split(",")} == cmap, s.number
+        assert len(served.content) < fonts.MATH_SOURCE.stat().st_size * 0.8, s.number
+        seen += 1
+    assert seen
+
+
+def test_the_math_cut_holds_what_the_formulas_print() -> None:
+    chars = fonts.math_characters(
+        '<p>(not math) [x]</p><math><mo>(</mo><msqrt><mi>d</mi></msqrt><mo>&#x2211;</mo></math>'
+    )
+    assert chars == " (\u2211\u221a"
+    cut = fonts.cmap_of(fonts.math_subset_font(chars))
+    assert cut >= {ord(c) for c in chars}
+    assert fonts.unicode_range(chars) == "U+20,U+28,U+2211,U+221A"
