@@ -13,9 +13,11 @@ site's database: buyer_session()) asking for br/gzip, and the DevTools protocol 
 response, the bytes that came over the wire (Network.loadingFinished encodedDataLength: headers
 and compressed body) and the body once decoded. Prints, per section, one row per resource, the
 total, whether the whole Devanagari webfont or the section's own cut of it
-(/units/<slug>/fonts/<hash>.woff2, coursebook/fonts.py) was downloaded, and any request to
-another host (there must be none); then one summary line per section. Figures are printed,
-never asserted.
+(/units/<slug>/fonts/<hash>.woff2, coursebook/fonts.py) was downloaded, the same for the math
+fences font and the section's cut of it, which of the widgets' state files
+(/units/<slug>/data/<hash>.json, coursebook/state_files.py: fetched when a widget comes near the
+screen) came, and any request to another host (there must be none); then one summary line per
+section. Figures are printed, never asserted.
 
 production_site(), buyer_session() and written_sections() are also used by section_rps.py,
 slider_latency.py and lighthouse_sections.py.
@@ -53,6 +55,8 @@ WITH_BARE_VIEW = "bench.baresite.settings"
 GOAL_KB = 50  # issue 19 (issues 2 and 9 asked for 100)
 FONT = "noto-sans-devanagari-subset"  # the whole Devanagari font (site.css)
 SECTION_FONT = "/fonts/"  # a section's own cut of it: /units/<slug>/fonts/<hash>.woff2
+MATH_FONT = "math-fences"  # the whole math fences font (site.css)
+STATE_FILE = "/data/"  # a widget's state file: /units/<slug>/data/<hash>.json
 
 
 def _free_port() -> int:
@@ -316,8 +320,9 @@ def measure(
     return {"rows": finished, "origin": origin, "fonts_loaded": fonts_loaded}
 
 
-def report(result: dict[str, object]) -> float:
-    """Print the per-resource table and the checks; returns the total in KB."""
+def report(result: dict[str, object], section: Any = None) -> float:
+    """Print the per-resource table and the checks (`section`, the compiled section, names its
+    fonts); returns the total in KB."""
     rows = sorted(result["rows"], key=lambda r: -int(r["wire"]))  # type: ignore[index]
     origin = result["origin"]
     print(f"{'resource':<58} {'type':<10} {'enc':<5} {'wire B':>8} {'decoded B':>10}")
@@ -345,13 +350,29 @@ def report(result: dict[str, object]) -> float:
         print("whole Devanagari webfont downloaded: no")
     own = [r for r in rows if urlsplit(str(r["url"])).path.startswith("/units/")]
     own = [r for r in own if SECTION_FONT in str(r["url"])]
-    if own:
-        f = own[0]
-        print(
-            f"the section's own Devanagari font: {f['wire']:,} B ({urlsplit(str(f['url'])).path})"
-        )
-    else:
-        print("the section's own Devanagari font: none downloaded")
+    math_cut = getattr(section, "math_font", "") or None
+    for label, wanted in (
+        ("Devanagari", lambda u: not math_cut or not u.endswith(math_cut)),
+        ("math fences", lambda u: bool(math_cut) and u.endswith(math_cut)),
+    ):
+        found = [r for r in own if wanted(urlsplit(str(r["url"])).path)]
+        if found:
+            f = found[0]
+            path = urlsplit(str(f["url"])).path
+            print(f"the section's own {label} font: {f['wire']:,} B ({path})")
+        else:
+            print(f"the section's own {label} font: none downloaded")
+    whole_math = [r for r in rows if MATH_FONT in str(r["url"])]
+    print(
+        f"whole math fences font downloaded: yes, {whole_math[0]['wire']:,} B"
+        if whole_math
+        else "whole math fences font downloaded: no"
+    )
+    states = [r for r in rows if STATE_FILE in urlsplit(str(r["url"])).path]
+    print(
+        "widgets' state files fetched: "
+        + (", ".join(f"{r['wire']:,} B" for r in states) if states else "none")
+    )
     print(f"fonts loaded in the page: {result['fonts_loaded']}")
     others = [str(r["url"]) for r in rows if urlsplit(str(r["url"])).netloc != origin]
     print(f"requests to other hosts: {others if others else 'none'}")
@@ -379,7 +400,7 @@ def main(argv: list[str]) -> None:
         buyer = buyer_session(site) if any(not p.free for p in pages) else None
         for page in pages:
             result = measure(site, page.path, visit(site, page, buyer))
-            totals.append((page, report(result), len(result["rows"])))  # type: ignore[arg-type]
+            totals.append((page, report(result, page.section), len(result["rows"])))  # type: ignore[arg-type]
     print(f"\nsummary (goal <= {GOAL_KB} KB a section, first visit, compressed, all assets)")
     for page, kb, n in totals:
         verdict = "within" if kb <= GOAL_KB else "OVER"

@@ -127,6 +127,8 @@ def _time(browser: Any, site: str, buyer: Any, page: Any, use: Any, control: str
         context.add_cookies([{"name": buyer[0], "value": buyer[1], "url": site}])
     tab = context.new_page()
     tab.goto(site + page.path)
+    # a widget loads its module (and a large state) when it comes near the screen
+    tab.locator(f"#{use.id}").scroll_into_view_if_needed()
     tab.wait_for_function(
         "(id) => document.getElementById(id)?.hasAttribute('data-upgraded')", arg=use.id
     )

@@ -151,6 +151,18 @@ class CompiledSection:
     math_font_range: str = ""
 
     @property
+    def widget_scripts(self) -> tuple[tuple[str, str], ...]:
+        """The widgets' modules, (element id, script) pairs: the page loads each when its
+        widget comes near the screen (static/site/widget-loader.js)."""
+        return tuple((w.id, script) for w in self.widgets for script in w.scripts)
+
+    @property
+    def eager_scripts(self) -> tuple[str, ...]:
+        """The scripts the page loads at once: those no widget declared (the directives')."""
+        of_widgets = {script for w in self.widgets for script in w.scripts}
+        return tuple(s for s in self.scripts if s not in of_widgets)
+
+    @property
     def published(self) -> bool:
         """Written and not a draft: what learners may be served and every count counts."""
         return self.written and not self.draft

@@ -193,8 +193,9 @@ class SitePage:
         response = self.page.goto(self.url(path))
         assert response is not None and response.status == 200, (path, response)
         if self.js and upgraded:
-            # A widget whose state is a file of its own fetches it when it comes near the
-            # screen (kit.js): bring each such one to the screen, then go back to the top.
+            # A widget loads its module (site/widget-loader.js), and a large state of its own
+            # (kit.js), when it comes near the screen: bring each to the screen, then go back
+            # to the top.
             self.page.evaluate(_BRING_LAZY_WIDGETS)
             # Every widget has upgraded its fallback (kit.js marks it data-upgraded).
             self.page.wait_for_function(
@@ -226,7 +227,7 @@ class SitePage:
 
 _BRING_LAZY_WIDGETS = """async () => {
   const lazy = [...document.querySelectorAll('[data-kit]')].filter(
-    (w) => !w.hasAttribute('data-upgraded') && w.querySelector(':scope > script[data-src]'))
+    (w) => !w.hasAttribute('data-upgraded'))
   for (const w of lazy) {
     w.scrollIntoView({block: 'center'})
     for (let i = 0; i < 200 && !w.hasAttribute('data-upgraded'); i++) {

@@ -83,9 +83,18 @@ def test_every_written_section_renders_for_a_buyer_with_exactly_its_declared_ass
             continue
         html = response.content.decode()
         scripts = re.findall(r'<script type="module" src="/static/([^"]+)"', html)
+        # the widgets' modules, loaded when each widget comes near the screen
+        scripts += re.findall(r'<meta name="mm-widget" content="w\d+ /static/([^"]+)"', html)
         styles = re.findall(r'<link rel="stylesheet" href="/static/([^"]+)"', html)
         site = {
-            paths[p] for p in ("site/site.css", "site/checks.js", "site/app.js", "site/nojs.css")
+            paths[p]
+            for p in (
+                "site/site.css",
+                "site/checks.js",
+                "site/app.js",
+                "site/nojs.css",
+                "site/widget-loader.js",
+            )
         }
         assert {s for s in scripts + styles if s not in site} == {
             paths[p] for p in (*section.scripts, *section.styles)
