@@ -138,6 +138,10 @@ def _ms(values: list[float]) -> str:
     return f"{statistics.median(values):6.0f} ms" if values else "     — ms"
 
 
+def _ms1(value: float | None) -> str:
+    return f"{value:.0f} ms" if value else "—"
+
+
 def main(argv: list[str]) -> None:
     print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     if not CHROMIUM.exists():
@@ -175,18 +179,26 @@ def main(argv: list[str]) -> None:
                     context.close()
                 summary.append((page, _report(visits)))
             browser.close()
-    print("\nsummary (repeat visit: the HTML's bytes on the wire, goal <= 15 KB compressed)")
+    print("\nsummary (repeat visit: the HTML's bytes on the wire, goal <= 15 KB compressed;")
+    print("first contentful paint, median, of the first visit and of the repeat visit)")
+    print(
+        f"  {'§':<4} {'repeat HTML':>11}  {'goal':<6} {'all, first':>10} {'all, repeat':>11}  "
+        f"{'FCP first':>9} {'FCP repeat':>10} {'repeat/first':>12}"
+    )
     for page, (html_kb, total_first, total_repeat, fcp_first, fcp_repeat) in summary:
         verdict = "within" if html_kb <= GOAL_HTML_KB else "OVER"
+        ratio = f"{fcp_repeat / fcp_first:.2f}" if fcp_first and fcp_repeat else "—"
         print(
-            f"  §{page.number:<3} repeat HTML {html_kb:5.1f} KB ({verdict} the goal); all "
-            f"{total_first:5.1f} KB first → {total_repeat:5.1f} KB repeat; FCP {fcp_first} → "
-            f"{fcp_repeat}"
+            f"  §{page.number:<3} {html_kb:8.1f} KB  {verdict:<6} {total_first:7.1f} KB "
+            f"{total_repeat:8.1f} KB  {_ms1(fcp_first):>9} {_ms1(fcp_repeat):>10} {ratio:>12}"
         )
 
 
-def _report(visits: dict[str, list[Visit]]) -> tuple[float, float, float, str, str]:
-    """Print one section's figures; (repeat HTML KB, first KB, repeat KB, FCP first, repeat)."""
+def _report(
+    visits: dict[str, list[Visit]],
+) -> tuple[float, float, float, float | None, float | None]:
+    """Print one section's figures; (repeat HTML KB, first KB, repeat KB, and the median first
+    contentful paint of the first and of the repeat visits, ms)."""
     out: dict[str, Any] = {}
     for kind, runs in visits.items():
         last = runs[-1]
@@ -211,7 +223,7 @@ def _report(visits: dict[str, list[Visit]]) -> tuple[float, float, float, str, s
                 if r.get("type") != "Document"
             ]
             print(f"    fetched again: {', '.join(fetched) if fetched else 'nothing but the HTML'}")
-        out[kind] = (last, _ms(fcp).strip())
+        out[kind] = (last, statistics.median(fcp) if fcp else None)
     first, repeat = out["first"][0], out["repeat"][0]
     return (
         repeat.html_wire() / 1000,

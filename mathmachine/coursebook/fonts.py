@@ -165,7 +165,7 @@ def subset_font(text: str) -> bytes:
             glyphs |= _word_glyphs(word)
         glyphs |= _word_glyphs("")  # ALWAYS, and .notdef
         chars = {ord(ch) for ch in text if is_devanagari(ch)} | {ord(ch) for ch in ALWAYS}
-        font = TTFont(str(SOURCE))
+        font = TTFont(str(SOURCE), recalcTimestamp=False)  # the same bytes at every compile
         subsetter = subset.Subsetter(_options(layout_closure=False))
         subsetter.populate(glyphs=sorted(glyphs), unicodes=sorted(chars))
         subsetter.subset(font)
@@ -252,7 +252,7 @@ def math_subset_font(chars: str) -> bytes:
     level = quiet.level
     quiet.setLevel(logging.WARNING)
     try:
-        font = TTFont(str(MATH_SOURCE))
+        font = TTFont(str(MATH_SOURCE), recalcTimestamp=False)
         subsetter = subset.Subsetter(_options())
         subsetter.populate(unicodes=sorted({ord(ch) for ch in chars}))
         subsetter.subset(font)

@@ -5,7 +5,6 @@ nobody else gets a list; the list is derived from the compiled unit and the stat
 from __future__ import annotations
 
 import dataclasses
-import gzip
 from typing import Any
 
 import pytest
@@ -97,7 +96,9 @@ def test_static_files_weigh_what_travels(kept: tuple[Client, dict[str, Any]]) ->
         response = client.get(url, HTTP_ACCEPT_ENCODING="br, gzip")
         assert response["Content-Encoding"] in ("br", "gzip"), url
         sent[url] = len(response.content)
-    assert "br" in {client.get(u, HTTP_ACCEPT_ENCODING="br, gzip")["Content-Encoding"] for u in pages}
+    assert "br" in {
+        client.get(u, HTTP_ACCEPT_ENCODING="br, gzip")["Content-Encoding"] for u in pages
+    }
     estimate = dict(zip(body["urls"], body["sizes"], strict=True))
     for url, size in sent.items():
         assert abs(estimate[url] - size) < 120, (url, estimate[url], size)

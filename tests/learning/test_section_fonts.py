@@ -214,9 +214,22 @@ def test_every_section_with_math_declares_a_math_cut_that_holds_its_fences(
 
 def test_the_math_cut_holds_what_the_formulas_print() -> None:
     chars = fonts.math_characters(
-        '<p>(not math) [x]</p><math><mo>(</mo><msqrt><mi>d</mi></msqrt><mo>&#x2211;</mo></math>'
+        "<p>(not math) [x]</p><math><mo>(</mo><msqrt><mi>d</mi></msqrt><mo>&#x2211;</mo></math>"
     )
     assert chars == " (\u2211\u221a"
     cut = fonts.cmap_of(fonts.math_subset_font(chars))
     assert cut >= {ord(c) for c in chars}
     assert fonts.unicode_range(chars) == "U+20,U+28,U+2211,U+221A"
+
+
+def test_a_cut_is_the_same_bytes_at_every_compile(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Its name is its hash, cached for good: a compile a second later (a new release) must give
+    the same file, or every reader fetches the section's fonts again (no timestamp inside)."""
+    import time
+
+    first = fonts.math_subset_font(" ()"), fonts.subset_font("चाय")
+    fonts.math_subset_font.cache_clear()
+    fonts.subset_font.cache_clear()
+    real = time.time
+    monkeypatch.setattr(time, "time", lambda: real() + 86400 * 400)
+    assert (fonts.math_subset_font(" ()"), fonts.subset_font("चाय")) == first
