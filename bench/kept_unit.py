@@ -99,9 +99,18 @@ def read_offline(context: Any, page: Any, site: str, pages: list[str]) -> dict[s
                 continue
             opened += 1
             page.wait_for_timeout(100)
+            # a widget loads its module and a large state when it comes near the screen
+            # (site/widget-loader.js, kit.js): bring each to the screen, a second at most
             upgraded += page.evaluate(
-                """() => [...document.querySelectorAll('[data-kit]')]
-                  .every(w => w.hasAttribute('data-upgraded'))"""
+                """async () => {
+                  const widgets = [...document.querySelectorAll('[data-kit]')]
+                  for (const w of widgets) {
+                    w.scrollIntoView({block: 'center'})
+                    for (let i = 0; i < 40 && !w.hasAttribute('data-upgraded'); i++)
+                      await new Promise((done) => setTimeout(done, 25))
+                  }
+                  return widgets.every((w) => w.hasAttribute('data-upgraded'))
+                }"""
             )
     finally:
         context.set_offline(False)
