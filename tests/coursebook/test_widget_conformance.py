@@ -29,6 +29,10 @@ from mathmachine.coursebook.golden import collect
 from mathmachine.coursebook.model import CompiledSection, CompiledUnit, WidgetUse
 
 STATIC = Path(widgets.__file__).resolve().parents[2] / "static"
+STATE_FILE = re.compile(
+    r'<script type="application/json" data-state data-src="\.\./data/([0-9a-f]{16}\.json)">'
+    r"</script>"
+)
 IMPORT = re.compile(r"""^\s*import\s[^;]*?\bfrom\s*['"](\.{1,2}/[^'"]+)['"]""", re.M | re.S)
 
 
@@ -40,11 +44,17 @@ class Use:
 
     @property
     def html(self) -> str:
-        """The widget's element as the section's HTML holds it."""
+        """The widget's element as the section's HTML holds it, a state that is a file of its
+        own (coursebook/state_files.py) put back in its place, as the renderer wrote it."""
         html = self.section.html
         start = html.index(f'<{self.widget.name} id="{self.widget.id}"')
         end = html.index(f"</{self.widget.name}>", start) + len(self.widget.name) + 3
-        return html[start:end]
+
+        def state(found: re.Match[str]) -> str:
+            body = self.unit.state_files[found.group(1)].decode("utf-8")
+            return f'<script type="application/json" data-state>{body}</script>'
+
+        return STATE_FILE.sub(state, html[start:end])
 
 
 def _units() -> list[CompiledUnit]:
