@@ -48,7 +48,7 @@ MIDDLEWARE = [
     # A widget's server route over its limits is refused here, before sessions and the database.
     "mathmachine.learning.route_limits.RouteLimitMiddleware",
     "mathmachine.web.formcharset.FormCharsetMiddleware",  # before anything reads a form
-    "mathmachine.web.compression.GZipMiddleware",  # Django's, at level 4 (cheaper)
+    "mathmachine.web.compression.GZipMiddleware",  # Django's, with zlib-ng at level 5 (cheaper)
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
