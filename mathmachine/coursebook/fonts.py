@@ -153,6 +153,18 @@ def subset_font(text: str) -> bytes:
     it to the pixel grid from letters it measures in the font; a cut lacking those letters can
     be fitted a pixel differently at text sizes. Drawn large (no hinting), a cut and the whole
     font draw every cluster the same (tests/browser/test_section_fonts.py)."""
+    glyphs: set[str] = set()
+    for word in _RUN.findall(text):
+        glyphs |= _word_glyphs(word)
+    glyphs |= _word_glyphs("")  # ALWAYS, and .notdef
+    chars = {ord(ch) for ch in text if is_devanagari(ch)} | {ord(ch) for ch in ALWAYS}
+    options = _options(layout_closure=False)
+    return _cut(SOURCE, options, glyphs=sorted(glyphs), unicodes=sorted(chars))
+
+
+def _cut(source: Path, options: Any, **populate: Any) -> bytes:
+    """The font at ``source`` cut by fontTools' subsetter with ``options`` to what ``populate``
+    names (glyphs, unicodes), as WOFF2 bytes: the same bytes at every compile (no timestamp)."""
     from fontTools import subset
     from fontTools.ttLib import TTFont
 
@@ -160,14 +172,9 @@ def subset_font(text: str) -> bytes:
     level = quiet.level
     quiet.setLevel(logging.WARNING)  # it reports every table it prunes at INFO
     try:
-        glyphs: set[str] = set()
-        for word in _RUN.findall(text):
-            glyphs |= _word_glyphs(word)
-        glyphs |= _word_glyphs("")  # ALWAYS, and .notdef
-        chars = {ord(ch) for ch in text if is_devanagari(ch)} | {ord(ch) for ch in ALWAYS}
-        font = TTFont(str(SOURCE), recalcTimestamp=False)  # the same bytes at every compile
-        subsetter = subset.Subsetter(_options(layout_closure=False))
-        subsetter.populate(glyphs=sorted(glyphs), unicodes=sorted(chars))
+        font = TTFont(str(source), recalcTimestamp=False)
+        subsetter = subset.Subsetter(options)
+        subsetter.populate(**populate)
         subsetter.subset(font)
     finally:
         quiet.setLevel(level)
@@ -245,22 +252,7 @@ def math_characters(*objects: Any) -> str:
 def math_subset_font(chars: str) -> bytes:
     """The math fences font cut down to `chars` (and what its layout features and MATH table
     reach from them: size variants, assembly parts), as WOFF2 bytes; deterministic."""
-    from fontTools import subset
-    from fontTools.ttLib import TTFont
-
-    quiet = logging.getLogger("fontTools.subset")
-    level = quiet.level
-    quiet.setLevel(logging.WARNING)
-    try:
-        font = TTFont(str(MATH_SOURCE), recalcTimestamp=False)
-        subsetter = subset.Subsetter(_options())
-        subsetter.populate(unicodes=sorted({ord(ch) for ch in chars}))
-        subsetter.subset(font)
-    finally:
-        quiet.setLevel(level)
-    out = io.BytesIO()
-    font.save(out)
-    return out.getvalue()
+    return _cut(MATH_SOURCE, _options(), unicodes=sorted({ord(ch) for ch in chars}))
 
 
 def unicode_range(chars: str) -> str:
