@@ -66,7 +66,12 @@ def test_staff_read_the_draft_and_its_widget_works(draft_site: None, open_page: 
     item.locator("a").click()
     page.wait_for_url(f"**{PAGE}")
     assert page.locator(".draft-note").inner_text().startswith("Draft, shown to staff only.")
-    assert page.locator(f"#{DRAFT_WIDGET}").get_attribute("data-upgraded") == ""
+    # The click is not site.goto, which waits for upgrades: the widget loads its module when it
+    # comes near the screen (site/widget-loader.js), so bring it there and wait for its upgrade.
+    widget = page.locator(f"#{DRAFT_WIDGET}")
+    widget.scroll_into_view_if_needed()
+    page.wait_for_selector(f"#{DRAFT_WIDGET}[data-upgraded]")
+    assert widget.get_attribute("data-upgraded") == ""
     assert site.scroll_width() <= 360
     # Its check answers (the page's script posts it; the feedback comes back in place).
     check = page.locator(f"#check-{DRAFT_CHECK}")
