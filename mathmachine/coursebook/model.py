@@ -109,6 +109,16 @@ class WidgetUse:
 
 
 @dataclass(frozen=True)
+class OwnPage:
+    """A part of a section on a page of its own (coursebook/own_pages.py): its name (the last
+    part of its address, ``/units/<slug>/<number>/<name>/``), its title and its HTML."""
+
+    name: str
+    title: str
+    html: str
+
+
+@dataclass(frozen=True)
 class CompiledSection:
     """One section. `html` is the body fragment: the section title is NOT in it (the page
     renders `title` as its <h1>); headings inside start at <h2>. Unwritten sections have
@@ -149,6 +159,8 @@ class CompiledSection:
     # the characters it holds as a CSS unicode-range; "" when the section prints no math.
     math_font: str = ""
     math_font_range: str = ""
+    # Parts of the section on pages of their own (a widget's long fallback), cut out of html.
+    own_pages: tuple[OwnPage, ...] = ()
 
     @property
     def widget_scripts(self) -> tuple[tuple[str, str], ...]:

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from pathlib import Path
 
 STATE_FILE_FROM = 8 * 1024  # bytes of a state's JSON from which it goes to a file of its own
 _STATE = re.compile(r'<script type="application/json" data-state>(.*?)</script>', re.DOTALL)
@@ -45,3 +46,78 @@ def split_states(html: str) -> tuple[str, dict[str, bytes]]:
         return f'<script type="application/json" data-state data-src="../data/{name}"></script>'
 
     return _STATE.sub(out, html), files
+
+
+# -- pictures ------------------------------------------------------------------------------------
+#
+# A figure's drawing, when it is large and its widget's script never touches it (§8's map of the
+# sinusoidal encoding, 512 cells; §13's loss curve, which tiny-learn.js redraws before it marks a
+# point), leaves the page the same way: the part marks its group (widgets/_parts.py heatmap and
+# line_plot, ``picture=True``) and the compiler, for a group of PICTURE_FROM bytes or more, keeps
+# a standalone SVG of it in the compiled unit and leaves in its place
+#
+#     <image href="../data/<hash>.svg" width="W" height="H"/>
+#
+# at the same place of the same viewBox ("0 0 W H"), so the page draws the same picture, with
+# JavaScript or without. Its title and description, its outlines (heatmap.js moves them) and its
+# table of numbers stay in the page. The file carries what the page's stylesheets gave the
+# group: the site's font for its text, and plots.css for the lines of a plot. A group with
+# Devanagari in it stays in the page (an image cannot use the page's cut of the font).
+
+PICTURE_FROM = 4 * 1024  # bytes of a marked group from which it goes to a file of its own
+_PICTURE = re.compile(r'<g((?:\s[^>]*?)?)\sdata-picture="([\d.]+) ([\d.]+)"([^>]*)>')
+_G = re.compile(r"<g[\s>]|</g>")
+_STYLES = Path(__file__).resolve().parent.parent / "static" / "widgets"
+# The site's font stack (site.css --font) without its web font, which an image cannot load.
+_FONT = 'system-ui, -apple-system, "Segoe UI", Roboto, "Noto Sans", sans-serif'
+
+
+def _group_end(html: str, start: int) -> int:
+    """Where the <g> opened at ``start`` closes: the index just after its </g>."""
+    depth = 0
+    for m in _G.finditer(html, start):
+        depth += -1 if m.group(0) == "</g>" else 1
+        if depth == 0:
+            return m.end()
+    raise ValueError("a picture's group is not closed")
+
+
+def picture_svg(width: str, height: str, attributes: str, inner: str) -> bytes:
+    """The standalone SVG of a picture's group: its viewBox, the styles the page gave it."""
+    style = f"text{{font-family:{_FONT}}}"
+    if "wk-plot-" in inner:
+        style += (_STYLES / "plots.css").read_text(encoding="utf-8")
+    return (
+        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" '
+        f'width="{width}" height="{height}"><style>{style}</style>'
+        f"<g{attributes}>{inner}</g></svg>"
+    ).encode()
+
+
+def split_pictures(html: str) -> tuple[str, dict[str, bytes]]:
+    """``html`` with every marked picture group of PICTURE_FROM bytes or more (and no
+    Devanagari) replaced by an <image> of its file; and the files by name. A smaller one stays,
+    unmarked."""
+    files: dict[str, bytes] = {}
+    out: list[str] = []
+    at = 0
+    for m in _PICTURE.finditer(html):
+        if m.start() < at:  # inside a picture already moved
+            continue
+        end = _group_end(html, m.start())
+        inner = html[m.end() : end - len("</g>")]
+        width, height, attributes = m.group(2), m.group(3), m.group(1) + m.group(4)
+        out.append(html[at : m.start()])
+        if end - m.start() < PICTURE_FROM or _DEVANAGARI.search(inner):
+            out.append(f"<g{attributes}>{inner}</g>")
+        else:
+            body = picture_svg(width, height, attributes, inner)
+            name = hashlib.sha256(body).hexdigest()[:16] + ".svg"
+            files[name] = body
+            out.append(f'<image href="../data/{name}" width="{width}" height="{height}"/>')
+        at = end
+    out.append(html[at:])
+    return "".join(out), files
+
+
+_DEVANAGARI = re.compile("[\u0900-\u097f]")

@@ -1,5 +1,6 @@
 """A widget's large initial state, served as the file of its own the compiler made of it
-(coursebook/state_files.py): ``GET /units/<slug>/data/<hash>.json``.
+(coursebook/state_files.py): ``GET /units/<slug>/data/<hash>.json``; and a figure's picture,
+``<hash>.svg``, the same way (an SVG image).
 
 Nothing is computed here but the file's compression, once per process: brotli at its best
 quality (what WhiteNoise gives static files) to a browser that accepts it, else gzip. Its name is
@@ -63,7 +64,8 @@ def state_file(request: HttpRequest, unit_slug: str, name: str) -> HttpResponse:
         "br" if _ACCEPTS_BR.search(accepts) else "gzip" if _ACCEPTS_GZIP.search(accepts) else ""
     )
     body = encoded(unit.source_hash, name, data, encoding) if encoding else data
-    response = HttpResponse(body, content_type="application/json")
+    kind = "image/svg+xml" if name.endswith(".svg") else "application/json"
+    response = HttpResponse(body, content_type=kind)
     if encoding:
         response["Content-Encoding"] = encoding
     patch_vary_headers(response, ("Accept-Encoding",))

@@ -315,10 +315,15 @@ def keep_list(
                 font = reverse("learning:section_font", args=[unit.slug, name])
                 fonts[font] = unit.fonts[name]
                 declared.append(font)
-        if section.devanagari_font:
-            cuts[reverse("learning:section", args=[unit.slug, section.number])] = (
-                section.devanagari_font
-            )
+        if section.devanagari_font:  # the section's pages: its own and its parts' (own_pages)
+            for path in (
+                reverse("learning:section", args=[unit.slug, section.number]),
+                *(
+                    reverse("learning:section_own_page", args=[unit.slug, section.number, p.name])
+                    for p in section.own_pages
+                ),
+            ):
+                cuts[path] = section.devanagari_font
         for name, number in unit.state_file_sections.items():
             if number == section.number:
                 url = reverse("learning:state_file", args=[unit.slug, name])
@@ -375,12 +380,15 @@ def keep_list(
 
 
 def kept_page_paths(unit: CompiledUnit) -> list[str]:
-    """The pages kept: the unit page, then every published section in order (the arena too)."""
+    """The pages kept: the unit page, then every published section in order (the arena too),
+    then the sections' parts on pages of their own (coursebook/own_pages.py)."""
     paths = [reverse("learning:unit", args=[unit.slug])]
+    published = [s for s in unit.sections if s.published]
+    paths += [reverse("learning:section", args=[unit.slug, s.number]) for s in published]
     paths += [
-        reverse("learning:section", args=[unit.slug, s.number])
-        for s in unit.sections
-        if s.published
+        reverse("learning:section_own_page", args=[unit.slug, s.number, p.name])
+        for s in published
+        for p in s.own_pages
     ]
     return paths
 

@@ -9,6 +9,12 @@ urlpatterns = [
     path("pricing/", views.pricing, name="pricing"),
     path("units/<slug:unit_slug>/", views.unit_detail, name="unit"),
     path("units/<slug:unit_slug>/<int:number>/", views.section_detail, name="section"),
+    # a part of a section on a page of its own (coursebook/own_pages.py): §13's walk as tables
+    path(
+        "units/<slug:unit_slug>/<int:number>/<slug:name>/",
+        views.section_own_page,
+        name="section_own_page",
+    ),
     path("units/<slug:unit_slug>/lab/", views.lab_page, name="lab"),
     # "Keep this unit on this phone": what the owner's browser stores (learning/keeping.py)
     path("units/<slug:unit_slug>/keep/", views.unit_keep, name="unit_keep"),

@@ -15,12 +15,13 @@ from django.shortcuts import redirect, render
 from django.urls import get_script_prefix, reverse
 from django.utils.cache import patch_cache_control
 from django.utils.html import escape
+from django.utils.safestring import mark_safe
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_POST
 
 from mathmachine.billing import selectors as billing
 from mathmachine.coursebook.grading import MAX_ANSWER_CHARS, Grade, grade
-from mathmachine.coursebook.model import CheckDef, CompiledSection, CompiledUnit
+from mathmachine.coursebook.model import CheckDef, CompiledSection, CompiledUnit, OwnPage
 from mathmachine.coursebook.variants import parse_seed
 
 from . import keeping, lab, offline, route_limits, selectors, services
@@ -193,6 +194,43 @@ def _section_page(
         keep=reader.keep_header,
     )
     return _keepable(HttpResponse(html))
+
+
+@require_GET
+def section_own_page(request: HttpRequest, unit_slug: str, number: int, name: str) -> HttpResponse:
+    """A part of a section on a page of its own (coursebook/own_pages.py: §13's walk as tables,
+    which its widget links to for a reader without JavaScript), with the section's fonts and
+    styles. Gated as its section (the locked page, 403, for others); kept on the phone with it
+    (learning/keeping.py); a name the section does not have, 404."""
+    published = selectors.unit_get(unit_slug)
+    unit = selectors.unit_for_reader(published, request.user)  # staff: with its drafts
+    section = selectors.section_get(unit, number)
+    own = next((p for p in section.own_pages if p.name == name), None)
+    if own is None:
+        raise Http404("No such page")
+    return _own_page(request, published, unit, section, own)
+
+
+def _own_page(
+    request: HttpRequest,
+    published: CompiledUnit,
+    unit: CompiledUnit,
+    section: CompiledSection,
+    own: OwnPage,
+) -> HttpResponse:
+    toc = selectors.toc_with_access(user=request.user, unit=unit)
+    context: dict[str, Any] = {
+        "unit": unit,
+        "section": section,
+        "toc": toc,
+        "toc_html": partial(toc_html, unit=unit, toc=toc, current=section),
+    }
+    if not selectors.section_access(user=request.user, unit=unit, section=section):
+        return _private(render(request, "learning/locked.html", context, status=403))
+    # The compiler wrote this HTML (a part of the section, cut out as it was).
+    context |= {"page": own, "body": mark_safe(own.html), "styles": section.styles}
+    response = render(request, "learning/own_page.html", context)
+    return _private(response) if section.draft or unit is not published else _keepable(response)
 
 
 def _flash_messages(request: HttpRequest) -> bool:
@@ -663,11 +701,15 @@ def unit_keep(request: HttpRequest, unit_slug: str) -> HttpResponse:
         unit_path, *section_paths = paths
         pages = {unit_path: unit_detail(request, published.slug).content}
         written = [s for s in published.sections if s.published]
+        own = [(s, p) for s in written for p in s.own_pages]
+        section_paths, own_paths = section_paths[: len(written)], section_paths[len(written) :]
         for path, section in zip(section_paths, written, strict=True):
             page = _section_page(
                 request, published, published, section, toc, {}, kept_attempts=False
             )
             pages[path] = page.content
+        for path, (section, part) in zip(own_paths, own, strict=True):
+            pages[path] = _own_page(request, published, published, section, part).content
         return pages
 
     kept = keeping.unit_keep_list(unit=published, render_pages=render_pages)

@@ -13,15 +13,17 @@ header, so the compressed length does not leak secrets in the page, BREACH). Str
 responses are left to Django's own code (level 6).
 
 **Brotli for the long pages** (issue 19, a section in <= 50 KB): a page of BROTLI_FROM bytes or
-more (§8, §9, §13, §15: 74–123 KB of HTML since the widgets' large states are files of their own,
-coursebook/state_files.py; §9 at 77 KB: 17.0 KB gzipped, 14.7 KB as brotli) goes as brotli at
-BROTLI_QUALITY to a client that accepts
-``br``, 17–21 % smaller than gzip at level 4 (§8 22.4 → 17.8 KB, §13 39.9 → 33.0 KB) for about
-twice zlib's gzip at level 4 on those pages (§13 1.7 → 3.2 ms on this machine). Shorter pages,
-§1 among them, stay gzip: there brotli gives less (§1 12.7 → 11.4 KB at quality 5) and would cost a
-returning learner's §1 more CPU (issue 18). The same BREACH mitigation: a brotli stream may
-carry metadata blocks that a decoder skips, so one of a random length (0 to max_random_bytes - 1
-bytes) goes in after the stream's header, as the gzip file name does.
+more (§7, §8, §9, §13, §15: 67–78 KB of HTML since the widgets' large states, large pictures and
+long fallbacks leave the pages, coursebook/state_files.py and own_pages.py) goes as brotli at
+BROTLI_QUALITY to a client that accepts ``br``, 17–21 % smaller than gzip at level 4 (§8 22.4 →
+17.8 KB, §13 39.9 → 33.0 KB, measured before those left) for about twice zlib's gzip at level 4
+on those pages (§13 1.7 → 3.2 ms on this machine). Shorter pages, §1 among them, stay gzip:
+there brotli gives less (§1 12.7 → 11.4 KB at quality 5) and would cost a returning learner's §1
+more CPU (issue 18). Quality 6 rather than 5 (3 December 2026): §8 15.0 → 14.9 KB, §9 14.7 →
+14.5, for 0.1–0.2 ms more a page (1.5 → 1.7 ms on §8); quality 7 gives 0.1 KB more, at times for
+7 ms. The same BREACH mitigation: a brotli stream may carry metadata blocks that a decoder skips,
+so one of a random length (0 to max_random_bytes - 1 bytes) goes in after the stream's header,
+as the gzip file name does.
 """
 
 from __future__ import annotations
@@ -39,7 +41,7 @@ from zlib_ng import gzip_ng
 
 COMPRESSLEVEL = 5  # zlib-ng's
 BROTLI_FROM = 64 * 1024  # bytes of HTML from which a page goes as brotli (when accepted)
-BROTLI_QUALITY = 5
+BROTLI_QUALITY = 6
 re_accepts_brotli = re.compile(r"\bbr\b")
 
 

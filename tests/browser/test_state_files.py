@@ -26,8 +26,9 @@ _LAZY = """() => [...document.querySelectorAll('[data-kit]')]
 
 
 def _data_requests(page: Any) -> list[str]:
+    """The states fetched (a picture, <hash>.svg, is an image the page draws at once)."""
     names = page.evaluate("performance.getEntriesByType('resource').map(e => e.name)")
-    return [u for u in names if f"/units/{UNIT}/data/" in u]
+    return [u for u in names if f"/units/{UNIT}/data/" in u and u.endswith(".json")]
 
 
 @pytest.mark.parametrize("number", [9, 13])

@@ -105,9 +105,24 @@ def test_the_try_walk_by_keyboard(open_page: OpenPage, axe: Axe) -> None:
 
 
 def test_without_javascript_the_walk_is_tables(open_page: OpenPage) -> None:
-    page = _open(open_page, js=False).page
+    """Without JavaScript the widget says what the model writes, for the example and the other
+    sentences, and links to the walk's every number: tables on a page of their own
+    (coursebook/own_pages.py), which keep the section's page light; back to the section."""
+    site = _open(open_page, js=False)
+    page = site.page
     fallback = page.locator(f"{W} .tw-fallback")
     assert fallback.is_visible()
     assert page.locator(f'{W} [data-target="text"]').is_hidden()
-    assert fallback.locator("table").count() >= 4 + 2 * len(WALK["chosen"])
     assert "वह चावल खाती है" in fallback.inner_text()
+    assert " ".join(WALK["written"]) in fallback.inner_text()
+    assert fallback.locator("table").count() == 0
+    link = fallback.get_by_role("link", name="The whole walk of “I drink tea”, step by step")
+    assert link.is_visible()
+    link.click()
+    page.wait_for_url(f"**{SECTION}walk/")
+    walk = page.locator(".tw-fallback")
+    assert walk.locator("table").count() >= 4 + 2 * len(WALK["chosen"])
+    assert site.scroll_width() <= 360
+    assert page.get_by_role("heading", level=1).inner_text().startswith("The whole walk")
+    page.get_by_role("link", name="Back to §13").click()
+    page.wait_for_url(f"**{SECTION}")

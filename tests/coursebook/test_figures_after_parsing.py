@@ -26,11 +26,10 @@ import pytest
 
 from mathmachine.coursebook import CompiledUnit, compile_unit, variants
 from mathmachine.coursebook.model import CheckDef
-from mathmachine.coursebook.passes.assemble import compile_markdown, sections_so_far
+from mathmachine.coursebook.passes.assemble import compile_markdown, leave_the_page, sections_so_far
 from mathmachine.coursebook.passes.context import SectionRef, UnitContext
 from mathmachine.coursebook.passes.load import load_figures
 from mathmachine.coursebook.passes.variants import find_blocks
-from mathmachine.coursebook.state_files import split_states
 
 from .conftest import make_unit
 
@@ -117,8 +116,8 @@ def test_every_written_section_compiles_as_before(unit: CompiledUnit, context: U
         source = Path(section.source).read_text(encoding="utf-8")
         context.ids.clear()
         old = _old_compile(old_text(source, context, 1), context, section.number, section.title)
-        # the unit's pass after the sections compile: a widget's large state leaves the page
-        if split_states(old.html)[0] != section.html:
+        # the unit's pass after the sections compile: what leaves the page (states, pictures)
+        if leave_the_page(old.html)[0] != section.html:
             differ[("section", str(section.number))] = "html"
         old_checks = {c.id: shown(c) for c in (*old.ctx.checks, *old.ctx.problems)}
         assert set(old_checks) == {c.id for c in section.gradables}

@@ -149,7 +149,8 @@ def test_clock_map_and_readouts(examples: dict[str, Any]) -> None:
     html = render("sinusoidal-clock", examples, "w10")
     t = tables(html)
     (cap,) = [c for c in t if c.startswith("PE(pos, i): a row per dimension")]
-    assert t[cap] == [[str(j), *(fmt(pe(c, d)[j]) for c in range(10))] for j in range(d)]
+    assert t[cap] == [[str(j), *(fmt(pe(c, d)[j]) for c in range(n))] for j in range(d)]
+    assert 'data-own-page="numbers"' in html  # on a page of its own (test_pictures_and_own_pages)
     assert len(re.findall(r"<rect [^>]*data-r=", html)) == d * n  # the map: every position
     assert t[cap][0][2] == fmt(math.sin(1))  # PE(1, 0) = sin 1
     # the chosen entry, the dot product and its terms, at the example's sliders

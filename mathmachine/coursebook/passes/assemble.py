@@ -17,9 +17,10 @@ from pathlib import Path
 
 from ..errors import CompileError, CompileErrors, StructureError
 from ..fonts import section_fonts, section_math_fonts
-from ..model import CompiledSection, CompiledUnit
+from ..model import CompiledSection, CompiledUnit, OwnPage
+from ..own_pages import split_own_pages
 from ..parse import parse
-from ..state_files import split_states
+from ..state_files import split_pictures, split_states
 from ..widgets import SectionSoFar
 from .answers import check_printed_answers
 from .context import SectionContext, SectionRef, UnitContext
@@ -247,6 +248,16 @@ def source_digest(folder: Path) -> str:
     return h.hexdigest()
 
 
+def leave_the_page(html: str) -> tuple[str, dict[str, bytes], tuple[OwnPage, ...]]:
+    """A compiled section's page without what leaves it (the unit's last pass): the long
+    fallbacks, for pages of their own (own_pages.py), the large states and pictures, for files
+    of the unit's own (state_files.py). The page, the files by name, the pages."""
+    page, own = split_own_pages(html)
+    page, files = split_states(page)
+    page, pictures = split_pictures(page)
+    return page, files | pictures, own
+
+
 def compile_unit(
     folder: str | Path, *, known_units: dict[int, str] | None = None, source_hash: str = ""
 ) -> CompiledUnit:
@@ -287,13 +298,15 @@ def compile_unit(
         else c
         for c in compiled
     ]
-    # A widget's large state leaves the page for a file of its own (fetched by kit.js).
+    # A widget's large state leaves the page for a file of its own (fetched by kit.js), and so
+    # does a large picture its script never touches (drawn by an <image>); a long fallback
+    # goes to a page of its own (coursebook/own_pages.py).
     state_files: dict[str, bytes] = {}
     state_file_sections: dict[str, int] = {}
     for i, c in enumerate(compiled):
-        page, files = split_states(c.html)
-        if files:
-            compiled[i] = replace(c, html=page)
+        page, files, own = leave_the_page(c.html)
+        if own or files:
+            compiled[i] = replace(c, html=page, own_pages=own)
             state_files.update(files)
             state_file_sections.update(dict.fromkeys(files, c.number))
     # A draft stands among the sections as a placeholder; the compiled draft is kept aside.

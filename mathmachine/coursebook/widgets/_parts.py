@@ -367,6 +367,7 @@ def heatmap(
     scroll: str | None = None,
     target: str | None = None,
     svg_target: str | None = None,
+    picture: bool = False,
     class_: str = "",
 ) -> kit.HTML:
     """A heat map: an SVG of shaded cells, a row per ``rows`` label (who asks), a column per
@@ -377,7 +378,11 @@ def heatmap(
     when the widget shows them elsewhere. ``highlight``: the row outlined (heatmap.js markRow
     moves it); ``key``: one cell of it marked. ``fixed``: the SVG keeps its pixel size (in a box
     that scrolls, named ``scroll``) instead of shrinking to its column. Every cell carries
-    data-r/data-c and its fill from the palette, so the SVG stands alone (saved as a file)."""
+    data-r/data-c and its fill from the palette, so the SVG stands alone (saved as a file).
+    ``picture``: its labels and cells, in one group marked data-picture, may leave the page for
+    a file of the unit's own (coursebook/state_files.py split_pictures), for a widget whose
+    script never touches them (heatmap.js markRow/markKey place the outlines from the options:
+    the plot's left and top edges are in them); a column label cut to nothing is not drawn."""
     n_r, n_c = len(rows), len(cols)
     if len(values) != n_r or any(len(r) != n_c for r in values):
         raise ValueError(f"a heat map of {n_r} × {n_c} labels needs {n_r} × {n_c} values")
@@ -387,6 +392,7 @@ def heatmap(
         _svg_text(short_label(c, max_label), x=_num(x), y=_num(y), data_c=str(j),
                   transform=f"rotate(-{slant} {_num(x)} {_num(y)})")
         for j, (c, (x, y)) in enumerate(zip(cols, lay["cols"], strict=True))
+        if short_label(c, max_label)
     ]  # fmt: skip
     row_labels = [
         _svg_text(short_label(r, max_label), x=_num(left - 6),
@@ -412,13 +418,18 @@ def heatmap(
     ]  # fmt: skip
     size = {"width": _num(lay["width"]), "height": _num(lay["height"])} if fixed else {}
     more = "" if numbers is None else " The numbers are in the table that follows."
+    drawn = [
+        h("g", col_labels, class_="wk-hm-cols", font_size=_num(font), fill=INK),
+        h("g", row_labels, class_="wk-hm-rows", font_size=_num(font), fill=INK),
+        h("g", cells, class_="wk-hm-cells", stroke="#ffffff", stroke_width="0.5"),
+    ]
     svg = h(
         "svg",
         h("title", kit.HTML(_html.escape_text(title)), id=f"{uid}-title"),
         h("desc", kit.HTML(_html.escape_text(f"{desc}{more}")), id=f"{uid}-desc"),
-        h("g", col_labels, class_="wk-hm-cols", font_size=_num(font), fill=INK),
-        h("g", row_labels, class_="wk-hm-rows", font_size=_num(font), fill=INK),
-        h("g", cells, class_="wk-hm-cells", stroke="#ffffff", stroke_width="0.5"),
+        h("g", drawn, data_picture=f"{_num(lay['width'])} {_num(lay['height'])}")
+        if picture
+        else drawn,
         marks,
         class_="wk-hm-svg" + (" wk-hm-fixed" if fixed else ""),
         viewBox=f"0 0 {_num(lay['width'])} {_num(lay['height'])}",
@@ -445,7 +456,7 @@ def heatmap(
         else:
             raise ValueError(f"numbers must be 'details', 'open', 'table' or None, not {numbers!r}")
     options = {"cell": cell, "font": font, "slant": slant, "maxLabel": max_label,
-               "scale": scale.as_json(), "fixed": fixed}  # fmt: skip
+               "scale": scale.as_json(), "fixed": fixed, "left": left, "top": top}  # fmt: skip
     return h(
         "figure",
         plot,
@@ -598,6 +609,7 @@ def line_plot(
     width: float = 320,
     height: float = 200,
     target: str | None = None,
+    picture: bool = False,
     class_: str = "",
 ) -> kit.HTML:
     """A line plot: one polyline and its points per Series, axes with round ticks (linear, or log
@@ -605,7 +617,9 @@ def line_plot(
     lines, ``title`` and ``desc`` as its text alternative and every point in a table (as
     heatmap's ``numbers``). Ticks print by ``tick_label`` (``x_places``/``y_places``: fixed
     decimals). Each point carries data-s/data-i (plot.js's markPoint rings one; drawLinePlot
-    redraws the plot and its table with new lines)."""
+    redraws the plot and its table with new lines). ``picture``: the lines and points, marked
+    data-picture, may leave the page for a file of the unit's own (as heatmap's), for a widget
+    whose script redraws the plot before it marks a point."""
     if not series:
         raise ValueError("a line plot needs at least one series")
     for s in series:
@@ -661,7 +675,8 @@ def line_plot(
           y2=_f1(top + ph)),
         h("line", class_="wk-plot-axis", x1=_f1(left), y1=_f1(top), x2=_f1(left), y2=_f1(top + ph)),
         h("g", labels, names, keys, class_="wk-plot-labels", font_size=_num(font)),
-        h("g", lines, class_="wk-plot-lines"),
+        h("g", lines, class_="wk-plot-lines",
+          data_picture=f"{_num(width)} {_num(height)}" if picture else None),
         class_="wk-plot-svg",
         viewBox=f"0 0 {_num(width)} {_num(height)}",
         role="img",

@@ -14,9 +14,11 @@ circle.
 
 Every number from mathmachine.engine.order and engine.positions. The script
 (static/widgets/sinusoidal-clock.js) recomputes with position-math.js (peRow, peDotTerms, peDot,
-peShiftMatrix, peShifted), held to the engine by golden vectors. Without JavaScript: the map and
-its numbers, the dot product at every gap from several starts (each row one number), and the
-rotation at the example's defaults.
+peShiftMatrix, peShifted), held to the engine by golden vectors. Without JavaScript: the map,
+the dot product at every gap from several starts (each row one number), and the rotation at the
+example's defaults. The map's every number, as a table, is on a page of its own
+(``/units/<slug>/<number>/numbers/``, coursebook/own_pages.py), linked under the map: 512
+numbers the section's page need not carry on every visit.
 """
 
 from __future__ import annotations
@@ -40,7 +42,7 @@ SHADE = parts.Scale(-1.0, 1.0, "linear")
 #: The starts at which the dot product is listed (the same number at each).
 STARTS = (0, 10, 20, 30, 40)
 R = 40  # the circle's radius, in SVG units
-FIRST = 10  # the map's numbers are printed for positions 0..FIRST-1
+NUMBERS_PAGE = "numbers"  # the map's numbers: /units/<slug>/<number>/numbers/
 
 h = kit.h
 
@@ -108,7 +110,7 @@ def render(opts: dict[str, Any], ctx: WidgetContext) -> str:
         uid,
         state,
         _map(uid, pe[:n], d, p, dim),
-        _first_positions(pe[:n], d),
+        _numbers(pe[:n], d),
         _controls(uid, d, n, gap_max, p, dim, k),
         _entry(d, pe, p, dim),
         _dot(uid, d, n, p, k),
@@ -128,8 +130,8 @@ def _map(uid: str, pe: np.ndarray, d: int, p: int, dim: int) -> kit.HTML:
         cols=[str(c) if c % 5 == 0 else "" for c in range(n)],
         title=f"The sinusoidal encoding PE(pos, i): {d} dimensions by {n} positions",
         desc=f"One row per dimension, 0 at the top, one column per position, 0 to {n - 1}; "
-        "dark is +1, light is −1 (the numbers of the first positions are in the table that "
-        "follows). Row 0 changes fastest, one radian a position, like a "
+        "dark is +1, light is −1 (every number is in a table on a page of its own, linked "
+        "under the map). Row 0 changes fastest, one radian a position, like a "
         "second hand; each next pair of rows changes more slowly, and the bottom rows "
         "hardly change across these positions.",
         caption=kit.join(
@@ -140,7 +142,7 @@ def _map(uid: str, pe: np.ndarray, d: int, p: int, dim: int) -> kit.HTML:
             ]
         ),
         scale=SHADE,
-        numbers=None,  # 16 x 32 numbers weigh more than they help: the first ten positions below
+        numbers=None,  # 16 x 32 numbers: on a page of their own (_numbers)
         highlight=dim,
         key=p,
         cell=12,
@@ -149,21 +151,23 @@ def _map(uid: str, pe: np.ndarray, d: int, p: int, dim: int) -> kit.HTML:
         fixed=True,
         scroll="The map, scrolls sideways",
         target="map",
+        picture=True,  # 512 cells the script never redraws (it moves the outlines only)
         class_="sc-map",
     )
 
 
-def _first_positions(pe: np.ndarray, d: int) -> kit.HTML:
-    """The map's numbers for the first positions, as a table in a closed <details>."""
-    first = pe[:FIRST]
+def _numbers(pe: np.ndarray, d: int) -> kit.HTML:
+    """The map's numbers, every position, as a table: a part on a page of its own, a link in
+    its place (coursebook/own_pages.py)."""
+    n = pe.shape[0]
     table = parts.matrix_table(
-        first.T, rows=[str(j) for j in range(d)], cols=[str(c) for c in range(first.shape[0])],
-        caption=f"PE(pos, i): a row per dimension i, a column per position 0–{first.shape[0] - 1}",
-        fmt=3, corner="i ↓ pos →", shade=SHADE, label="The first positions, as a table",
+        pe.T, rows=[str(j) for j in range(d)], cols=[str(c) for c in range(n)],
+        caption=f"PE(pos, i): a row per dimension i, a column per position 0–{n - 1}",
+        fmt=3, corner="i ↓ pos →", shade=SHADE, label="The map's numbers, as a table",
         class_="sc-first",
     )  # fmt: skip
-    return h("details", h("summary", f"The numbers of the first {first.shape[0]} positions"),
-             table, class_="wk-hm-numbers sc-numbers")  # fmt: skip
+    return h("div", table, class_="wk sc sc-numbers", data_own_page=NUMBERS_PAGE,
+             data_own_page_title=f"The map's numbers: PE(pos, i) at all {n} positions")  # fmt: skip
 
 
 def _controls(uid: str, d: int, n: int, gap_max: int, p: int, dim: int, k: int) -> kit.HTML:

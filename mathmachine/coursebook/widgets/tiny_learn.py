@@ -140,6 +140,7 @@ def _plot(uid: str, runs: list[dict[str, Any]], shown: list[int]) -> kit.HTML:
         y_label="loss",
         y_log=True,
         target="plot",
+        picture=True,  # tiny-learn.js redraws the plot before it marks a point
         class_="tl2-plot",
     )
 

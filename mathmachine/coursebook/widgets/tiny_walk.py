@@ -181,6 +181,7 @@ NAME = "tiny-walk"
 NEEDS = ("sentence", "presets", "english_words", "max_words")
 MAPS = 5  # heat maps the live view may show at once: the encoder's four heads, or 4 + average
 ROUTE = "../widgets/tiny-walk/"
+OWN_PAGE = "walk"  # the fallback's tables: /units/<slug>/<number>/walk/
 
 h = kit.h
 
@@ -259,19 +260,26 @@ def _fallback(walk: dict[str, Any], others: list[dict[str, Any]]) -> kit.HTML:
             )
         )  # fmt: skip
     written = " ".join(walk["written"])
+    # Every number of the walk (36 KB of tables) is on a page of its own (coursebook/
+    # own_pages.py): a reader with JavaScript never sees it, and the section stays light.
+    title = f"The whole walk of “{walk['sentence']}”, step by step, as tables"
     return h(
         "div",
-        h("p", "The walk of “", walk["sentence"], "”, every number from the engine. It writes ",
-          kit.hi(written, " ".join(walk["translit"])), ".", class_="wk-note"),
-        tokens,
-        _vectors_table(f"2. Word and place: {d} numbers each, and their sum", embed_rows,
-                       embed_values),
-        h("div", maps, class_="tw-maps"),
-        _vectors_table("4. The encoder's output: the notes, one row per English word", en,
-                       enc["stages"]["out"]),
-        _vectors_table("5. The decoder's output, one row per place", inputs,
-                       dec["stages"]["out"]),
-        h("div", steps, class_="tw-steps"),
+        h("p", "Walked through the model, “", walk["sentence"], "” comes out as ",
+          kit.hi(written, " ".join(walk["translit"])), ". Every number the engine computes on "
+          "the way is in tables on a page of their own:", class_="wk-note"),
+        h("div", h("div",
+          tokens,
+          _vectors_table(f"2. Word and place: {d} numbers each, and their sum", embed_rows,
+                         embed_values),
+          h("div", maps, class_="tw-maps"),
+          _vectors_table("4. The encoder's output: the notes, one row per English word", en,
+                         enc["stages"]["out"]),
+          _vectors_table("5. The decoder's output, one row per place", inputs,
+                         dec["stages"]["out"]),
+          h("div", steps, class_="tw-steps"),
+          class_="tw-fallback"),  # its page has no widget around it: the widget's classes
+          class_="wk tw tw-walk", data_own_page=OWN_PAGE, data_own_page_title=title),
         h("h3", "Other sentences, and what the model writes", class_="tw-h"),
         h("ul", [
             h("li", f"“{o['sentence']}” ({o['where']}): ",
@@ -289,11 +297,11 @@ def _live(uid: str, ex: dict[str, Any], walk: dict[str, Any]) -> kit.HTML:
           selected=p["english"] == walk["sentence"] or None)
         for p in ex["presets"]
     ]  # fmt: skip
-    en = walk["english"]
+    # Empty frames: tiny-walk.js draws every map it shows (drawHeatmap) before showing it.
     maps = [
         parts.heatmap(
-            walk["encoder"]["attention"][min(k, walk["heads"] - 1)], uid=f"{uid}-map{k}",
-            rows=en, cols=en, title=f"Map {k + 1}", desc="A map of attention weights.",
+            [[0.0]], uid=f"{uid}-map{k}",
+            rows=[""], cols=[""], title=f"Map {k + 1}", desc="A map of attention weights.",
             caption=f"map {k + 1}", numbers="details", target=f"map-{k}", cell=32, fixed=True,
             scroll=f"map {k + 1}", class_="tw-map",
         )

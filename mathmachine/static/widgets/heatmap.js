@@ -136,6 +136,7 @@ export function drawHeatmap(figure, data) {
   const colLabels = svg('g', {class: 'wk-hm-cols', 'font-size': num(font), fill: INK})
   cols.forEach((c, j) => {
     const [x, y] = lay.cols[j]
+    if (shortLabel(c, o.maxLabel) === '') return // a label cut to nothing is not drawn (as the server)
     colLabels.append(label(shortLabel(c, o.maxLabel), {x: num(x), y: num(y), 'data-c': j,
                                                        transform: `rotate(-${o.slant} ${num(x)} ${num(y)})`})) // prettier-ignore
   })
@@ -194,24 +195,31 @@ function redrawTable(table, data, scale) {
   if (data.tableCaption) table.querySelector('caption').textContent = data.tableCaption
 }
 
-function cellSize(figure) {
-  const first = figure.querySelector('rect[data-r]')
-  return first ? Number(first.getAttribute('width')) : options(figure).cell
+// The first cell's corner and the cells' size: from the cells when they are in the page, else
+// from the options (the server's map whose picture is a file of its own: parts.heatmap picture).
+function grid(figure) {
+  const first = figure.querySelector('rect[data-r="0"][data-c="0"]')
+  if (first) {
+    const at = (name) => Number(first.getAttribute(name))
+    return {x: at('x'), y: at('y'), cell: at('width')}
+  }
+  const o = options(figure)
+  return o.left == null ? null : {x: o.left, y: o.top, cell: o.cell}
 }
 
 /** Outline row `i` (null: none). */
 export function markRow(figure, i) {
   const mark = figure.querySelector('.wk-hm-row')
-  const first = figure.querySelector('rect[data-r="0"][data-c="0"]')
+  const first = grid(figure)
   if (!mark || !first) return
-  const c = cellSize(figure)
+  const c = first.cell
   if (i == null) {
     mark.setAttribute('visibility', 'hidden')
     mark.removeAttribute('data-row')
     figure.querySelector('.wk-hm-key')?.setAttribute('visibility', 'hidden')
     return
   }
-  mark.setAttribute('y', num(Number(first.getAttribute('y')) + i * c))
+  mark.setAttribute('y', num(first.y + i * c))
   mark.removeAttribute('visibility')
   mark.setAttribute('data-row', String(i))
   const key = figure.querySelector('.wk-hm-key')
@@ -222,12 +230,12 @@ export function markRow(figure, i) {
 export function markKey(figure, i, j) {
   markRow(figure, i)
   const key = figure.querySelector('.wk-hm-key')
-  const first = figure.querySelector('rect[data-r="0"][data-c="0"]')
+  const first = grid(figure)
   if (!key || !first || i == null) return
   if (j == null) {
     key.setAttribute('visibility', 'hidden')
     return
   }
-  key.setAttribute('x', num(Number(first.getAttribute('x')) + j * cellSize(figure)))
+  key.setAttribute('x', num(first.x + j * first.cell))
   key.removeAttribute('visibility')
 }
