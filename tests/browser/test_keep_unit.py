@@ -204,6 +204,14 @@ def _cut_while_keeping(site: Any, held: Any, button: str) -> None:
 # Keeping, then reading offline -----------------------------------------------------------------
 
 
+# Whether each <image> matched has its picture: the page asks for its file as the image did
+# (offline, the worker answers from the phone's copy) and gets the SVG.
+_PICTURE_DRAWN = """async (sel) => Promise.all([...document.querySelectorAll(sel)].map(async (im) => {
+  const r = await fetch(im.href.baseVal ? new URL(im.href.baseVal, location.href) : im.href)
+  return r.ok && (await r.text()).startsWith('<svg')
+}))"""
+
+
 def test_an_owner_keeps_the_unit_with_its_size_and_progress_then_reads_it_offline(
     open_page: OpenPage, axe: Callable[..., list[dict[str, Any]]]
 ) -> None:
@@ -282,6 +290,14 @@ def test_an_owner_keeps_the_unit_with_its_size_and_progress_then_reads_it_offlin
         hint.locator(":scope > summary").focus()
         page.keyboard.press("Enter")
         assert hint.evaluate("d => d.open") is True
+        # §8's map drawn from its picture file, and its numbers' page of its own, from the phone.
+        response = site.goto(section(8))
+        assert response.headers.get("x-mm-offline") is None
+        drawn = page.evaluate(_PICTURE_DRAWN, "sinusoidal-clock svg.wk-hm-svg image")
+        assert drawn == [True]
+        response = site.goto(section(8) + "numbers/", upgraded=False)
+        assert response.headers.get("x-mm-offline") is None
+        assert page.locator("table tbody tr").count() == 16
         # §6, the lab, from the phone: the section's own example map is there to read.
         response = site.goto(section(6))
         assert response.headers.get("x-mm-offline") is None

@@ -236,7 +236,8 @@ def _fallback(walk: dict[str, Any], others: list[dict[str, Any]]) -> kit.HTML:
         steps.append(
             h(
                 "div",
-                h("h3", f"Place {t + 1}: after {' '.join(inputs[: t + 1])}, it writes ",
+                # h2: the steps are headings of the walk's page of its own (own_pages.py)
+                h("h2", f"Place {t + 1}: after {' '.join(inputs[: t + 1])}, it writes ",
                   h("span", word, lang="hi" if word not in ("start", "end") else None),
                   class_="tw-h"),
                 parts.matrix_table(

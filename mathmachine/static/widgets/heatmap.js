@@ -10,7 +10,9 @@
 // drawHeatmap redraws the SVG and its table of numbers with the same layout as the server
 // (layout(), labelWidth() and level() are the server's functions, held to them by golden cases:
 // tests/golden/parts.json), so a map looks the same whoever drew it. Every cell keeps data-r and
-// data-c and its fill, so the SVG stands alone when saved as a file. Only layout here: the numbers
+// data-c and its fill, so the SVG stands alone when saved as a file (the server's map with
+// picture=True is drawn from such a file, by an <image>: markRow and markKey then place their
+// outlines from the options' left, top and cell). Only layout here: the numbers
 // come from the server or from a golden-tested math module. (No import statement may appear in
 // these comments: collectstatic would rewrite it, and a file that seems to import itself never
 // settles.)
