@@ -206,10 +206,11 @@ def _cut_while_keeping(site: Any, held: Any, button: str) -> None:
 
 # Whether each <image> matched has its picture: the page asks for its file as the image did
 # (offline, the worker answers from the phone's copy) and gets the SVG.
-_PICTURE_DRAWN = """async (sel) => Promise.all([...document.querySelectorAll(sel)].map(async (im) => {
-  const r = await fetch(im.href.baseVal ? new URL(im.href.baseVal, location.href) : im.href)
-  return r.ok && (await r.text()).startsWith('<svg')
-}))"""
+_PICTURE_DRAWN = """async (sel) => Promise.all(
+  [...document.querySelectorAll(sel)].map(async (im) => {
+    const r = await fetch(new URL(im.href.baseVal, location.href))
+    return r.ok && (await r.text()).startsWith('<svg')
+  }))"""
 
 
 def test_an_owner_keeps_the_unit_with_its_size_and_progress_then_reads_it_offline(

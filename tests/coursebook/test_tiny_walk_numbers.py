@@ -19,6 +19,7 @@ from mathmachine.coursebook.widgets.tiny_walk import (
     walk_numbers,
 )
 from mathmachine.engine import tiny
+from mathmachine.printing import dec
 
 
 def test_the_numbers_are_the_engines_walk() -> None:
@@ -132,6 +133,15 @@ def test_the_widget_starts_from_the_engines_walk_and_falls_back_to_tables() -> N
         assert f"Place {t + 1}: after" in html and word in html
     notes = walk["encoder"]["stages"]["out"]
     assert all(f"<td>{v:.3f}</td>".replace("-", "\u2212") in html for v in notes[1][:4])
+    # what stays in the section's page: the words it writes, each the most probable at its
+    # place, with its probability; the rest is a part on a page of its own (own_pages.py)
+    writes = html[html.index('class="wk-table tw-writes"') :].split("</table>")[0]
+    vocabulary = walk["vocabulary"]
+    for t, word in enumerate(walk["chosen"]):
+        p = walk["probabilities"][t]
+        assert p[vocabulary.index(word)] == max(p)
+        assert f"<td>{dec(max(p))}</td>" in writes
+    assert 'data-own-page="walk"' in html
     for preset in examples["tiny_walk"]["presets"][1:]:
         assert f"“{walk_numbers(preset['english'])['sentence']}” ({preset['where']})" in html
     # the live parts are hidden until the script runs; the form sends nothing without it

@@ -261,6 +261,16 @@ def _fallback(walk: dict[str, Any], others: list[dict[str, Any]]) -> kit.HTML:
             )
         )  # fmt: skip
     written = " ".join(walk["written"])
+    vocabulary = list(walk["vocabulary"])
+    writes = kit.table(
+        caption="What it writes, place by place: the word it finds most probable",
+        columns=["place", "word", "probability"],
+        rows=[
+            (str(t + 1), [word, printing.dec(walk["probabilities"][t][vocabulary.index(w)])])
+            for t, (w, word) in enumerate(zip(walk["chosen"], chosen, strict=True))
+        ],
+        class_="wk-table tw-writes",
+    )
     # Every number of the walk (36 KB of tables) is on a page of its own (coursebook/
     # own_pages.py): a reader with JavaScript never sees it, and the section stays light.
     title = f"The whole walk of “{walk['sentence']}”, step by step, as tables"
@@ -268,7 +278,10 @@ def _fallback(walk: dict[str, Any], others: list[dict[str, Any]]) -> kit.HTML:
         "div",
         h("p", "Walked through the model, “", walk["sentence"], "” comes out as ",
           kit.hi(written, " ".join(walk["translit"])), ". Every number the engine computes on "
-          "the way is in tables on a page of their own:", class_="wk-note"),
+          "the way is in tables on a page of their own, linked below.", class_="wk-note"),
+        writes,
+        h("p", "The whole walk: tokens, word and place, the encoder's maps and notes, and at "
+          "each place the cross-attention and the most probable words:", class_="wk-note"),
         h("div", h("div",
           tokens,
           _vectors_table(f"2. Word and place: {d} numbers each, and their sum", embed_rows,
