@@ -11,16 +11,16 @@ from typing import Any
 
 import brotli
 import pytest
-from django.contrib.auth import get_user_model
 from django.test import Client
 from django.utils.html import escape
-from support import bought_order_create
 
 from mathmachine.coursebook.model import CompiledUnit
 from mathmachine.coursebook.own_pages import split_own_pages
 from mathmachine.coursebook.state_files import PICTURE_FROM, split_pictures
 from mathmachine.coursebook.widgets import tiny_walk
 from mathmachine.learning import keeping
+
+from .test_state_files import _client
 
 UNIT = "attention-and-transformers"
 _IMAGE = re.compile(
@@ -95,15 +95,6 @@ def test_the_unit_draws_its_large_pictures_from_files(unit18: CompiledUnit) -> N
     (name13,) = [n for n, k in pictures.items() if k == 13]
     assert "<polyline" in unit18.state_files[name13].decode()
     assert "wk-plot-line-0" in unit18.state_files[name13].decode()  # plots.css came with it
-
-
-def _client(email: str, *, buy: bool) -> Client:
-    user = get_user_model().objects.create_user(email, email, "a long test password 42")
-    if buy:
-        bought_order_create(user)
-    client = Client()
-    client.force_login(user)
-    return client
 
 
 @pytest.mark.django_db
