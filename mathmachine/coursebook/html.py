@@ -42,3 +42,14 @@ def has_devanagari(text: str) -> bool:
 def attrs_html(attrs: dict[str, str | int | None]) -> str:
     """' a="1" b="x"' for the non-None attributes, values escaped."""
     return "".join(f' {k}="{escape(str(v))}"' for k, v in attrs.items() if v is not None)
+
+
+def element_end(html: str, start: int, tag: str) -> int:
+    """Where the element ``tag`` opened at ``start`` closes (the same tag nested inside it
+    counted): the index just after its end tag."""
+    depth = 0
+    for m in re.finditer(rf"<{tag}[\s>]|</{tag}>", html[start:]):
+        depth += -1 if m.group(0).startswith("</") else 1
+        if depth == 0:
+            return start + m.end()
+    raise ValueError(f"a <{tag}> is not closed")

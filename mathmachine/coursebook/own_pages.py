@@ -20,23 +20,12 @@ from __future__ import annotations
 import html as _html
 import re
 
+from .html import element_end
 from .model import OwnPage
 
 _PART = re.compile(
     r'<div((?:\s[^>]*?)?)\sdata-own-page="([a-z][a-z0-9-]*)" data-own-page-title="([^"]*)"([^>]*)>'
 )
-_DIV = re.compile(r"<div[\s>]|</div>")
-
-
-def element_end(html: str, start: int, tag: str = "div") -> int:
-    """Where the element ``tag`` opened at ``start`` closes: the index just after its end tag."""
-    pattern = _DIV if tag == "div" else re.compile(rf"<{tag}[\s>]|</{tag}>")
-    depth = 0
-    for m in pattern.finditer(html, start):
-        depth += -1 if m.group(0).startswith("</") else 1
-        if depth == 0:
-            return m.end()
-    raise ValueError(f"a <{tag}> is not closed")
 
 
 def split_own_pages(html: str) -> tuple[str, tuple[OwnPage, ...]]:
@@ -47,7 +36,7 @@ def split_own_pages(html: str) -> tuple[str, tuple[OwnPage, ...]]:
     for m in _PART.finditer(html):
         if m.start() < at:
             raise ValueError("a part on a page of its own holds another")
-        end = element_end(html, m.start())
+        end = element_end(html, m.start(), "div")
         name, title = m.group(2), _html.unescape(m.group(3))
         if any(p.name == name for p in pages):
             raise ValueError(f"two parts of one section are both named {name!r}")

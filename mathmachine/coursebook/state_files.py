@@ -24,12 +24,15 @@ import hashlib
 import re
 from pathlib import Path
 
+from .html import element_end, has_devanagari
+
 STATE_FILE_FROM = 8 * 1024  # bytes of a state's JSON from which it goes to a file of its own
 _STATE = re.compile(r'<script type="application/json" data-state>(.*?)</script>', re.DOTALL)
 
 
-def file_name(body: bytes) -> str:
-    return hashlib.sha256(body).hexdigest()[:16] + ".json"
+def file_name(body: bytes, suffix: str = ".json") -> str:
+    """A file's name: the hash of its bytes, then ``suffix``."""
+    return hashlib.sha256(body).hexdigest()[:16] + suffix
 
 
 def split_states(html: str) -> tuple[str, dict[str, bytes]]:
@@ -66,25 +69,23 @@ def split_states(html: str) -> tuple[str, dict[str, bytes]]:
 
 PICTURE_FROM = 4 * 1024  # bytes of a marked group from which it goes to a file of its own
 _PICTURE = re.compile(r'<g((?:\s[^>]*?)?)\sdata-picture="([\d.]+) ([\d.]+)"([^>]*)>')
-_G = re.compile(r"<g[\s>]|</g>")
 _STYLES = Path(__file__).resolve().parent.parent / "static" / "widgets"
-# The site's font stack (site.css --font) without its web font, which an image cannot load.
-_FONT = 'system-ui, -apple-system, "Segoe UI", Roboto, "Noto Sans", sans-serif'
+_SITE_CSS = _STYLES.parent / "site" / "site.css"
 
 
-def _group_end(html: str, start: int) -> int:
-    """Where the <g> opened at ``start`` closes: the index just after its </g>."""
-    depth = 0
-    for m in _G.finditer(html, start):
-        depth += -1 if m.group(0) == "</g>" else 1
-        if depth == 0:
-            return m.end()
-    raise ValueError("a picture's group is not closed")
+def _font() -> str:
+    """The site's font stack (site.css --font) without its web font, which an image cannot
+    load."""
+    found = re.search(r"--font:\s*([^;]+);", _SITE_CSS.read_text(encoding="utf-8"))
+    if found is None:
+        raise ValueError(f"{_SITE_CSS} names no --font")
+    fonts = [f.strip() for f in found.group(1).split(",")]
+    return ", ".join(f for f in fonts if "Subset" not in f)
 
 
 def picture_svg(width: str, height: str, attributes: str, inner: str) -> bytes:
     """The standalone SVG of a picture's group: its viewBox, the styles the page gave it."""
-    style = f"text{{font-family:{_FONT}}}"
+    style = f"text{{font-family:{_font()}}}"
     if "wk-plot-" in inner:
         style += (_STYLES / "plots.css").read_text(encoding="utf-8")
     return (
@@ -104,20 +105,17 @@ def split_pictures(html: str) -> tuple[str, dict[str, bytes]]:
     for m in _PICTURE.finditer(html):
         if m.start() < at:  # inside a picture already moved
             continue
-        end = _group_end(html, m.start())
+        end = element_end(html, m.start(), "g")
         inner = html[m.end() : end - len("</g>")]
         width, height, attributes = m.group(2), m.group(3), m.group(1) + m.group(4)
         out.append(html[at : m.start()])
-        if end - m.start() < PICTURE_FROM or _DEVANAGARI.search(inner):
+        if end - m.start() < PICTURE_FROM or has_devanagari(inner):
             out.append(f"<g{attributes}>{inner}</g>")
         else:
             body = picture_svg(width, height, attributes, inner)
-            name = hashlib.sha256(body).hexdigest()[:16] + ".svg"
+            name = file_name(body, ".svg")
             files[name] = body
             out.append(f'<image href="../data/{name}" width="{width}" height="{height}"/>')
         at = end
     out.append(html[at:])
     return "".join(out), files
-
-
-_DEVANAGARI = re.compile("[\u0900-\u097f]")

@@ -9,7 +9,7 @@ urlpatterns = [
     path("pricing/", views.pricing, name="pricing"),
     path("units/<slug:unit_slug>/", views.unit_detail, name="unit"),
     path("units/<slug:unit_slug>/<int:number>/", views.section_detail, name="section"),
-    # a part of a section on a page of its own (coursebook/own_pages.py): §13's walk as tables
+    # a part of a section on a page of its own (coursebook/own_pages.py): §13 walk/, §8 numbers/
     path(
         "units/<slug:unit_slug>/<int:number>/<slug:name>/",
         views.section_own_page,
