@@ -78,3 +78,40 @@ def test_a_section_pages_answers_are_the_units_own_for_its_checks() -> None:
             some = selectors.answers_for(learner=learner, unit_slug="u", check_ids=ids)
             assert sorted(some) == sorted(i for i in ids if i in every)
             assert rows_of(*some.values()) == rows_of(*(every[i] for i in some))
+
+
+def test_the_drivers_path_gives_what_djangos_cursor_gives_and_is_counted_when_watched() -> None:
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    _, token = make_answers()
+    read = Prepared(
+        CheckAnswer,
+        lambda t: CheckAnswer.objects.filter(anon_token=t).order_by("check_id"),
+        uuid.UUID(int=7),
+    )
+    fast = rows_of(*read.objects(token))  # nothing watches: straight to the driver
+    with CaptureQueriesContext(connection) as watched:
+        logged = rows_of(*read.objects(token))  # Django's cursor, so the query is counted
+    assert fast == logged == rows_of(*CheckAnswer.objects.filter(anon_token=token))
+    assert len(fast) == 3 and len(watched) == 1 and str(token.hex) in watched[0]["sql"]
+
+
+def test_a_database_error_on_the_drivers_path_is_djangos_and_a_broken_transaction_stops_it() -> (
+    None
+):
+    from django.db import DatabaseError, connection, transaction
+    from django.db.transaction import TransactionManagementError
+
+    read = Prepared(CheckAnswer, lambda n: CheckAnswer.objects.filter(attempts=n), 5)
+    read._compiled[connection.alias] = (
+        "SELECT nothing FROM no_such_table WHERE 1 = %s",
+        (("as is", 0, int),),
+    )
+    with pytest.raises(DatabaseError), transaction.atomic():  # Django's class, not the driver's
+        read.rows(5)
+    ok = Prepared(CheckAnswer, lambda n: CheckAnswer.objects.filter(attempts=n), 5)
+    with transaction.atomic():
+        connection.set_rollback(True)  # as after an error caught inside the block
+        with pytest.raises(TransactionManagementError):
+            ok.rows(5)

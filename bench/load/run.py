@@ -143,7 +143,7 @@ def learners_make(n: int, *, base: str, recorder: Recorder, seed: int) -> list[L
             paid_order_create(user, product)
             session = store()
             session[SESSION_KEY] = str(user.pk)
-            session[BACKEND_SESSION_KEY] = "django.contrib.auth.backends.ModelBackend"
+            session[BACKEND_SESSION_KEY] = settings.AUTHENTICATION_BACKENDS[0]
             session[HASH_SESSION_KEY] = user.get_session_auth_hash()
             session.create()
             learner.cookies[settings.SESSION_COOKIE_NAME] = session.session_key

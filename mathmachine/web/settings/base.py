@@ -159,8 +159,10 @@ LAB_REDIS_URL = os.environ.get("LAB_REDIS_URL", "")
 
 # Accounts (django-allauth): email and password, no usernames (docs/accounts.md).
 AUTHENTICATION_BACKENDS = [
-    "django.contrib.auth.backends.ModelBackend",  # the admin
-    "allauth.account.auth_backends.AuthenticationBackend",  # learners, by email
+    # Django's and allauth's, each reading the signed-in user by a prepared query (the names
+    # sessions held before are read as these: mathmachine/web/sessions.py).
+    "mathmachine.accounts.backends.ModelBackend",  # the admin
+    "mathmachine.accounts.backends.AuthenticationBackend",  # learners, by email
 ]
 # New passwords are hashed with Argon2; the others only verify (and upgrade) older hashes.
 PASSWORD_HASHERS = [
@@ -249,6 +251,8 @@ WHITENOISE_MAX_AGE = 3600  # unhashed names; hashed names get a year (immutable)
 # files): /robots.txt and /favicon.ico, which browsers, crawlers and Lighthouse ask for.
 WHITENOISE_ROOT = PACKAGE_DIR / "web" / "root"
 
+# Database sessions, each request's row read by a prepared query (mathmachine/web/sessions.py).
+SESSION_ENGINE = "mathmachine.web.sessions"
 SESSION_COOKIE_HTTPONLY = True
 SESSION_COOKIE_SAMESITE = "Lax"
 SESSION_COOKIE_AGE = 60 * 60 * 24 * 90  # anonymous progress is kept for 90 days
