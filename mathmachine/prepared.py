@@ -59,7 +59,6 @@ class Prepared(Generic[M]):
         self.make = make
         self.stand_ins = stand_ins
         self._compiled: dict[str, tuple[str, tuple[tuple[str, Any, type], ...]]] = {}
-        self._driver_sql: dict[str, str] = {}  # the SQL in the driver's own style
         self._init: dict[str, tuple[list[str], list[Any]] | None] = {}
         self._converters: dict[str, tuple[Any, list[tuple[int, list[Any], Any]]]] = {}
         self._lock = threading.Lock()
@@ -106,22 +105,9 @@ class Prepared(Generic[M]):
 
     def _fetch(self, alias: str, sql: str, params: list[Any]) -> list[tuple[Any, ...]]:
         """Every row of the SQL with these parameters (the module's docstring: how it runs)."""
-        connection = connections[alias]
-        with connection.cursor() as cursor:
-            if connection.queries_logged or connection.execute_wrappers:
-                cursor.execute(sql, params)  # Django's way: logged, wrapped
-                return list(cursor.fetchall())
-            driver_sql = self._driver_sql.get(alias)
-            if driver_sql is None:
-                driver_sql = self._driver_sql[alias] = _in_driver_style(connection.vendor, sql)
-            connection.validate_no_broken_transaction()
-            with connection.wrap_database_errors:
-                inner = cursor.cursor
-                if connection.vendor == "sqlite":  # its wrapper would convert the SQL again
-                    Database.Cursor.execute(inner, driver_sql, params)
-                else:
-                    inner.execute(driver_sql, params)
-                return list(inner.fetchall())
+        rows = run(alias, sql, params, fetch=True)
+        assert isinstance(rows, list)
+        return rows
 
     def rows(self, *values: Any) -> list[tuple[Any, ...]]:
         """The rows as the database returns them (a values_list queryset: its fields in order;
@@ -172,6 +158,34 @@ class Prepared(Generic[M]):
         if [getattr(c, "target", None) for c in cols] != list(fields):
             return None
         return [f.attname for f in fields], cols
+
+
+def run(alias: str, sql: str, params: list[Any], *, fetch: bool) -> list[tuple[Any, ...]] | int:
+    """Run SQL written once (``%s`` placeholders) with these parameters on database ``alias``:
+    its rows (fetch) or the number of rows it changed. Straight to the driver's cursor where
+    nothing watches the queries, else through Django's (the module's docstring)."""
+    connection = connections[alias]
+    with connection.cursor() as cursor:
+        if connection.queries_logged or connection.execute_wrappers:
+            cursor.execute(sql, params)  # Django's way: logged, wrapped
+            return list(cursor.fetchall()) if fetch else int(cursor.rowcount)
+        driver_sql = _DRIVER_SQL.get((connection.vendor, sql))
+        if driver_sql is None:
+            driver_sql = _DRIVER_SQL[(connection.vendor, sql)] = _in_driver_style(
+                connection.vendor, sql
+            )
+        connection.validate_no_broken_transaction()
+        with connection.wrap_database_errors:
+            inner = cursor.cursor
+            if connection.vendor == "sqlite":  # its wrapper would convert the SQL again
+                Database.Cursor.execute(inner, driver_sql, params)
+            else:
+                inner.execute(driver_sql, params)
+            return list(inner.fetchall()) if fetch else int(inner.rowcount)
+
+
+# (vendor, Django's SQL) -> the driver's: a few entries, one per prepared read or statement.
+_DRIVER_SQL: dict[tuple[str, str], str] = {}
 
 
 def _in_driver_style(vendor: str, sql: str) -> str:

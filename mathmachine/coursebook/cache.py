@@ -62,6 +62,17 @@ def cache_path(path: str | os.PathLike[str] | None = None) -> Path:
     return Path(path or os.environ.get("MATHMACHINE_CACHE_DIR") or DEFAULT_CACHE_DIR)
 
 
+def _spelled_root(root: str | os.PathLike[str] | None) -> str:
+    """content_root(root) as spelled, for the kept units' keys: no Path is made on every call
+    (a page asks several times); another spelling of one folder is only another entry."""
+    return os.fspath(root or os.environ.get("MATHMACHINE_CONTENT_DIR") or DEFAULT_CONTENT_ROOT)
+
+
+def _spelled_cache(path: str | os.PathLike[str] | None) -> str:
+    """cache_path(path) as spelled (as _spelled_root)."""
+    return os.fspath(path or os.environ.get("MATHMACHINE_CACHE_DIR") or DEFAULT_CACHE_DIR)
+
+
 def catalog(*, root: str | os.PathLike[str] | None = None, watch: bool = True) -> list[UnitInfo]:
     """The units under the content root (number, slug, title...), read from unit.toml only.
 
@@ -69,7 +80,7 @@ def catalog(*, root: str | os.PathLike[str] | None = None, watch: bool = True) -
     """
     if watch:
         return scan_units(content_root(root), strict=True)
-    base = str(content_root(root))
+    base = _spelled_root(root)
     kept = _CATALOGS.get(base)
     if kept is None:
         kept = tuple(scan_units(Path(base), strict=True))
@@ -204,7 +215,7 @@ def load_unit(
     Raises UnitNotFound, or CompileError (CompileErrors) when the sources have errors.
     """
     if not watch:
-        key = (str(content_root(root)), str(cache_path(cache_dir)), slug)
+        key = (_spelled_root(root), _spelled_cache(cache_dir), slug)
         unit = _KEPT.get(key)
         if unit is None:
             if slug not in {info.slug for info in catalog(root=root, watch=False)}:

@@ -11,8 +11,10 @@ from typing import Any, TypeVar
 
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.db import IntegrityError, connections, router, transaction
+from django.db.backends.base.base import BaseDatabaseWrapper
 from django.utils import timezone
 
+from mathmachine import prepared
 from mathmachine.coursebook.grading import Grade, grade
 from mathmachine.coursebook.model import CheckDef
 from mathmachine.coursebook.variants import numbers_of
@@ -260,26 +262,40 @@ def _visit_count(learner: Learner, unit_slug: str, section_number: int, now: dat
     alias = router.db_for_write(SectionVisit)
     connection = connections[alias]
     meta = SectionVisit._meta
+    if learner.user_id is not None:
+        owner: object = learner.user_id
+    else:
+        owner = meta.get_field("anon_token").get_db_prep_value(learner.anon_token, connection)
+    by_user = learner.user_id is not None
+    sql = _VISIT_SQL.get((alias, by_user))
+    if sql is None:
+        sql = _VISIT_SQL[(alias, by_user)] = _visit_sql(connection, by_user=by_user)
+    when = meta.get_field("last_visited_at").get_db_prep_value(now, connection)
+    changed = prepared.run(alias, sql, [when, unit_slug, section_number, owner], fetch=False)
+    assert isinstance(changed, int)
+    return changed
+
+
+def _visit_sql(connection: BaseDatabaseWrapper, *, by_user: bool) -> str:
+    meta = SectionVisit._meta
     quote = connection.ops.quote_name
 
     def column(name: str) -> str:
         return quote(meta.get_field(name).column)
 
-    if learner.user_id is not None:
+    if by_user:
         who = f"{column('user')} = %s AND {column('anon_token')} IS NULL"
-        owner: object = learner.user_id
     else:
         who = f"{column('user')} IS NULL AND {column('anon_token')} = %s"
-        owner = meta.get_field("anon_token").get_db_prep_value(learner.anon_token, connection)
-    sql = (
+    return (
         f"UPDATE {quote(meta.db_table)} SET {column('visits')} = {column('visits')} + 1, "
         f"{column('last_visited_at')} = %s "
         f"WHERE {column('unit_slug')} = %s AND {column('section_number')} = %s AND {who}"
     )
-    when = meta.get_field("last_visited_at").get_db_prep_value(now, connection)
-    with connection.cursor() as cursor:
-        cursor.execute(sql, [when, unit_slug, section_number, owner])
-        return int(cursor.rowcount)
+
+
+# (database alias, by user) -> the visit's UPDATE, written once.
+_VISIT_SQL: dict[tuple[str, bool], str] = {}
 
 
 @dataclass(frozen=True)
