@@ -3,8 +3,9 @@
     .venv/bin/python bench/lab_latency.py [requests] [clients]
 
 Serves the site as production does (page_weight.production_site: gunicorn, one gthread worker
-per core, SQLite; on BENCH_PORT when set) and signs in a learner who bought Unit 18
-(page_weight.buyer_session). Every request is the page's own call: POST
+per core, SQLite; on BENCH_PORT when set), its per-learner rate limits aside
+(bench/baresite/unlimited.py: each phase's 200 requests would be over them), and signs in a
+learner who bought Unit 18 (page_weight.buyer_session). Every request is the page's own call: POST
 /units/attention-and-transformers/lab/attention/ with the sentence, a layer and a head, on a
 keep-alive connection with the buyer's cookie, asking for gzip.
 
@@ -34,6 +35,8 @@ import time
 from urllib.parse import urlencode, urlsplit
 
 from page_weight import buyer_session, production_site
+
+UNLIMITED = "bench.baresite.unlimited"  # production, the route limits lifted (its docstring)
 
 REQUESTS = int(sys.argv[1]) if len(sys.argv) > 1 else 200
 CLIENTS = int(sys.argv[2]) if len(sys.argv) > 2 else 4
@@ -95,7 +98,7 @@ def summary(ms: list[float]) -> str:
 
 def main() -> None:
     print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
-    with production_site() as base:
+    with production_site(settings=UNLIMITED) as base:
         cookie = buyer_session(base)
         first = Caller(base, cookie)
         ms, status, data = first.ask(SENTENCE)
