@@ -262,11 +262,11 @@ def _visit_count(learner: Learner, unit_slug: str, section_number: int, now: dat
     alias = router.db_for_write(SectionVisit)
     connection = connections[alias]
     meta = SectionVisit._meta
-    if learner.user_id is not None:
+    by_user = learner.user_id is not None
+    if by_user:
         owner: object = learner.user_id
     else:
         owner = meta.get_field("anon_token").get_db_prep_value(learner.anon_token, connection)
-    by_user = learner.user_id is not None
     sql = _VISIT_SQL.get((alias, by_user))
     if sql is None:
         sql = _VISIT_SQL[(alias, by_user)] = _visit_sql(connection, by_user=by_user)

@@ -17,13 +17,11 @@ SESSION_ENGINE = "mathmachine.web.sessions" (settings/base.py).
 
 from __future__ import annotations
 
-import logging
 from typing import Any
 
 from django.contrib.auth import BACKEND_SESSION_KEY
 from django.contrib.sessions.backends.db import SessionStore as DatabaseStore
 from django.contrib.sessions.models import Session
-from django.core.exceptions import SuspiciousOperation
 from django.utils import timezone
 
 from mathmachine.prepared import Prepared
@@ -41,15 +39,12 @@ RENAMED_BACKENDS = {
 
 class SessionStore(DatabaseStore):
     def _get_session_from_db(self) -> Session | None:
-        try:
-            key = self.session_key  # validated on assignment: a bad cookie is None here
-            if key is not None:
-                for row in _ROW.objects(key):
-                    if row.expire_date > timezone.now():
-                        return row
-        except SuspiciousOperation as exc:
-            logging.getLogger(f"django.security.{exc.__class__.__name__}").warning(str(exc))
-        self._session_key = None
+        key = self.session_key  # validated on assignment: a malformed cookie is None here
+        if key is not None:
+            for row in _ROW.objects(key):
+                if row.expire_date > timezone.now():
+                    return row
+        self._session_key = None  # unknown or expired: a new session, as Django's store does
         return None
 
     def load(self) -> dict[str, Any]:
