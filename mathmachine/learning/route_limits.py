@@ -45,9 +45,14 @@ WINDOW_SECONDS = 60
 #: Chromium); 4 leaves a reader room, and a script on 32 connections still holds 4.
 IN_FLIGHT = 4
 IN_FLIGHT_SECONDS = 30  # a counter left by a process that died expires by then
-#: Per process: route answers computed at once, more that may wait, and for how long.
+#: Per process: route answers computed at once, more that may wait, and for how long. Four
+#: may wait: with 200 learners and the lab one action in ten (`make load`, 3 December 2026),
+#: about 2.5 lab requests a second reach each process, each ~30-70 ms under that load, and a
+#: burst of four at once came about once in 1,000 lab requests; with two waiting each such
+#: burst was a learner's "busy" (1 lab 503 in 3 runs). Five of gunicorn's 8 threads at most are
+#: the lab's; 3 keep serving pages (a page costs a few milliseconds).
 RUNNING = 1
-WAITING = 2
+WAITING = 4
 WAIT_SECONDS = 3.0
 
 
