@@ -260,6 +260,19 @@ def test_slots_run_some_queue_a_few_and_refuse_the_rest() -> None:
     assert results == ["queued, then ran"]
 
 
+def test_the_lab_holds_at_most_five_of_a_processs_threads(monkeypatch) -> None:
+    """The pool's default leaves gunicorn's threads for the pages: with the production
+    settings' threads (deploy/gunicorn.conf.py), at most RUNNING + WAITING are the lab's and
+    at least three serve pages, a burst of lab requests or not."""
+    import runpy
+
+    monkeypatch.delenv("GUNICORN_THREADS", raising=False)
+    threads = runpy.run_path(str(REPO / "deploy" / "gunicorn.conf.py"))["threads"]
+    lab = route_limits.RUNNING + route_limits.WAITING
+    assert route_limits.SLOTS.waiting == route_limits.WAITING
+    assert lab <= threads - 3, (lab, threads)
+
+
 # -- item 3: the lab's cache is apart, with its own limit; sign-in limits hold ---------------------
 
 
