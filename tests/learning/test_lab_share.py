@@ -17,6 +17,7 @@ import hashlib
 import json
 import os
 import re
+import runpy
 import secrets
 import shutil
 import socket
@@ -260,12 +261,9 @@ def test_slots_run_some_queue_a_few_and_refuse_the_rest() -> None:
     assert results == ["queued, then ran"]
 
 
-def test_the_lab_holds_at_most_five_of_a_processs_threads(monkeypatch) -> None:
-    """The pool's default leaves gunicorn's threads for the pages: with the production
-    settings' threads (deploy/gunicorn.conf.py), at most RUNNING + WAITING are the lab's and
-    at least three serve pages, a burst of lab requests or not."""
-    import runpy
-
+def test_the_lab_leaves_three_of_a_processs_threads_for_pages(monkeypatch) -> None:
+    """With the production threads (deploy/gunicorn.conf.py), at most RUNNING + WAITING are
+    the lab's, and at least three serve pages, a burst of lab requests or not."""
     monkeypatch.delenv("GUNICORN_THREADS", raising=False)
     threads = runpy.run_path(str(REPO / "deploy" / "gunicorn.conf.py"))["threads"]
     lab = route_limits.RUNNING + route_limits.WAITING
