@@ -8,6 +8,7 @@ the page before the learner answers.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from typing import Any
 
 from .kinds.base import Option
@@ -297,10 +298,11 @@ class CompiledUnit:
         """Section number -> how many practice problems it has (as compiled; a draft has none)."""
         return {s.number: len(s.problems) if not s.draft else 0 for s in self.sections}
 
-    @property
+    @cached_property
     def contents(self) -> UnitContents:
         """What is written today and what the finished unit plans (UnitContents). A draft
-        counts as unwritten, even in the unit as staff read it (with_drafts)."""
+        counts as unwritten, even in the unit as staff read it (with_drafts). Worked out once per
+        compiled unit (it is immutable; every section page asks: issue 18)."""
         written = [s for s in self.sections if s.published]
         problems = self.problems_per_section
         return UnitContents(

@@ -81,16 +81,17 @@ class _Memo(Generic[_V]):
 
 # (text, check id, text, check id, ..., text): the section body cut at its check markers.
 _BODIES: _Memo[tuple[str, ...]] = _Memo(256)
+_ENCODED_BODIES: _Memo[tuple[bytes | str, ...]] = _Memo(256)  # the same, the text in UTF-8
 _TOCS: _Memo[SafeString] = _Memo(1024)
 _BLANK_CHECKS: _Memo[str] = _Memo(1024)
 _ANSWERED_CHECKS: _Memo[str] = _Memo(2048)
 # (text, slot, text, slot, ..., text): a page around its body, cut at what each response fills in.
-_PAGES: _Memo[tuple[str, ...]] = _Memo(512)
+_PAGES: _Memo[tuple[bytes | str, ...]] = _Memo(512)  # the text in UTF-8, the slots named
 
 
 def clear_memos() -> None:
     """Forget every kept fragment (tests; the keys change by themselves when content does)."""
-    for memo in (_BODIES, _TOCS, _BLANK_CHECKS, _ANSWERED_CHECKS, _PAGES):
+    for memo in (_BODIES, _ENCODED_BODIES, _TOCS, _BLANK_CHECKS, _ANSWERED_CHECKS, _PAGES):
         memo.clear()
 
 
@@ -361,6 +362,17 @@ def _body_pieces(unit: CompiledUnit, section: CompiledSection) -> tuple[str, ...
     return _BODIES.get(key, lambda: tuple(CHECK_MARKER.split(section.html)))
 
 
+def _encoded_body_pieces(unit: CompiledUnit, section: CompiledSection) -> tuple[bytes | str, ...]:
+    """_body_pieces with the text between the check markers in UTF-8 (the check ids as they are)."""
+    key = (unit.slug, unit.source_hash, section.number)
+    return _ENCODED_BODIES.get(key, lambda: _encoded(_body_pieces(unit, section)))
+
+
+def _encoded(pieces: tuple[str, ...]) -> tuple[bytes | str, ...]:
+    """(text, name, text, name, ..., text) with each text (the even places) in UTF-8."""
+    return tuple(p.encode() if i % 2 == 0 else p for i, p in enumerate(pieces))
+
+
 def section_html(
     *,
     request: HttpRequest,
@@ -377,25 +389,71 @@ def section_html(
     shown: check id -> the variant to show (selectors.variants_shown), for checks with fresh
     numbers; attempts: check id -> what the learner just sent, when it must be shown; fresh:
     check id -> the seed of its "fresh numbers" link (selectors.variants_standing)."""
+    pieces = _body_pieces(unit, section)
+    checks = _checks_html(
+        request, unit, section, pieces, answers, messages_by_check, shown, attempts, fresh
+    )
+    out = list(pieces)
+    out[1::2] = checks
+    # The compiled HTML is produced (and escaped) by our own compiler from our own sources.
+    return mark_safe("".join(out))
+
+
+def section_bytes(
+    *,
+    request: HttpRequest,
+    unit: CompiledUnit,
+    section: CompiledSection,
+    answers: dict[str, CheckAnswer],
+    messages_by_check: dict[str, str],
+    shown: dict[str, CheckDef] | None = None,
+    attempts: dict[str, Attempt] | None = None,
+    fresh: dict[str, int] | None = None,
+) -> bytes:
+    """section_html in UTF-8, for a kept page (page_html): the text around the checks is kept
+    encoded, so a response encodes only its checks (a page of Devanagari and bold maths letters
+    is a string of four bytes a character, slow to join and to encode whole: issue 18)."""
+    pieces = _encoded_body_pieces(unit, section)
+    checks = _checks_html(
+        request, unit, section, pieces, answers, messages_by_check, shown, attempts, fresh
+    )
+    out = list(pieces)
+    out[1::2] = [c.encode() for c in checks]
+    return b"".join(cast(list[bytes], out))
+
+
+def _checks_html(
+    request: HttpRequest,
+    unit: CompiledUnit,
+    section: CompiledSection,
+    pieces: Sequence[bytes | str],
+    answers: dict[str, CheckAnswer],
+    messages_by_check: dict[str, str],
+    shown: dict[str, CheckDef] | None,
+    attempts: dict[str, Attempt] | None,
+    fresh: dict[str, int] | None,
+) -> list[str]:
+    """Each check of the body cut at its markers (``pieces``: the check ids at the odd places),
+    in order, as this learner sees it (section_html's arguments)."""
     checks = {c.id: c for c in section.gradables}
     shown = shown or {}
     attempts = attempts or {}
     fresh = fresh or {}
-    pieces = _body_pieces(unit, section)
-    out = list(pieces)
-    for i in range(1, len(pieces), 2):  # odd places hold the check ids
-        check = shown.get(pieces[i]) or checks[pieces[i]]
-        out[i] = check_html(
-            request=request,
-            unit=unit,
-            check=check,
-            answer=answers.get(check.id),
-            message=messages_by_check.get(check.id, ""),
-            attempt=attempts.get(check.id),
-            fresh_numbers=fresh.get(check.id),
+    out = []
+    for check_id in pieces[1::2]:
+        check = shown.get(cast(str, check_id)) or checks[cast(str, check_id)]
+        out.append(
+            check_html(
+                request=request,
+                unit=unit,
+                check=check,
+                answer=answers.get(check.id),
+                message=messages_by_check.get(check.id, ""),
+                attempt=attempts.get(check.id),
+                fresh_numbers=fresh.get(check.id),
+            )
         )
-    # The compiled HTML is produced (and escaped) by our own compiler from our own sources.
-    return mark_safe("".join(out))
+    return out
 
 
 def toc_html(
@@ -451,21 +509,21 @@ def page_html(
     context: dict[str, Any],
     *,
     key: Hashable,
-    body: str,
+    body: bytes,
     owner: str,
     keep: str,
-) -> str:
-    """``template`` rendered for this request with ``context`` (whose ``body`` is ``body``), as
-    ``render`` would make it, from the page kept for ``key``.
+) -> bytes:
+    """``template`` rendered for this request with ``context`` and ``body`` (section_bytes) as
+    its ``body``, as ``render`` would make it, from the page kept for ``key``, in UTF-8.
 
     The page is rendered once per key with slots where each response's own values go (the
     body, the CSRF token, the CSP nonce, the offline owner and keep list: ``owner`` and ``keep``,
-    offline.standing's), then cut at them; a response joins the pieces with its values. ``key``
-    must name everything else the page shows (the content, the open sections, who is signed in
-    or not, the address, the offer): the caller's part. Pages with a flash message are never
-    kept (the caller renders those)."""
+    offline.standing's), then cut at them and kept encoded; a response joins the pieces with
+    its values. ``key`` must name everything else the page shows (the content, the open
+    sections, who is signed in or not, the address, the offer): the caller's part. Pages with a
+    flash message are never kept (the caller renders those)."""
 
-    def make() -> tuple[str, ...]:
+    def make() -> tuple[bytes | str, ...]:
         html = render_to_string(
             template,
             {
@@ -480,18 +538,18 @@ def page_html(
         html = html.replace(f'nonce="{request.csp_nonce}"', f'nonce="{_NONCE_SLOT}"')
         if html.count(_BODY_SLOT) > 1:  # none: a section still being written
             raise ValueError(f"{template} must show its body at most once")
-        return tuple(_PAGE_SLOTS.split(html))
+        return _encoded(tuple(_PAGE_SLOTS.split(html)))
 
     pieces = _PAGES.get(key, make)
     values = {
         _BODY_SLOT: body,
-        _NONCE_SLOT: str(request.csp_nonce),
-        _OWNER_SLOT: escape(owner),
-        _KEEP_SLOT: escape(keep),
+        _NONCE_SLOT: str(request.csp_nonce).encode(),
+        _OWNER_SLOT: escape(owner).encode(),
+        _KEEP_SLOT: escape(keep).encode(),
     }
     if _CSRF_PLACEHOLDER in pieces:
-        values[_CSRF_PLACEHOLDER] = response_token(request)
+        values[_CSRF_PLACEHOLDER] = response_token(request).encode()
     out = list(pieces)
     for i in range(1, len(pieces), 2):
-        out[i] = values[pieces[i]]
-    return "".join(out)
+        out[i] = values[cast(str, pieces[i])]
+    return b"".join(cast(list[bytes], out))

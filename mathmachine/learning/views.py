@@ -27,7 +27,15 @@ from mathmachine.coursebook.variants import parse_seed
 from . import keeping, lab, offline, route_limits, selectors, services
 from . import widget_api as widget_api_routes
 from .learners import learner_from_request, learner_offer_drop, learner_offer_set
-from .rendering import KEEP_SEED, Attempt, check_html, page_html, section_html, toc_html
+from .rendering import (
+    KEEP_SEED,
+    Attempt,
+    check_html,
+    page_html,
+    section_bytes,
+    section_html,
+    toc_html,
+)
 
 
 def _private(response: HttpResponse) -> HttpResponse:
@@ -149,7 +157,11 @@ def _section_page(
     # Each check as the learner stands on the numbers shown, and the fresh numbers it offers.
     standing = selectors.variants_standing(learner=learner, unit=unit, answers=answers, shown=shown)
     attempts = _kept_attempts(request, section, shown) if kept_attempts else {}
-    body = section_html(
+    # A published section's page is made from the page kept for its key (page_html), in UTF-8,
+    # unless it shows a message of the site's own; a draft or the unit as staff read it is
+    # rendered from the template.
+    from_kept = not (section.draft or unit is not published or _flash_messages(request))
+    body = (section_bytes if from_kept else section_html)(
         request=request,
         unit=unit,
         section=section,
@@ -167,7 +179,6 @@ def _section_page(
     context = {
         "unit": unit,
         "section": section,
-        "body": body,
         "toc": toc,
         "toc_html": partial(toc_html, unit=unit, toc=toc, current=section),
         # Exactly what the section's widgets and directives declared (CompiledSection).
@@ -179,9 +190,9 @@ def _section_page(
         "is_preview_end": is_preview_end,
     }
     # A section open to its reader may be kept on their phone; a draft (staff) never is.
-    if section.draft or unit is not published or _flash_messages(request):
+    if not isinstance(body, bytes):
         return (_private if section.draft else _keepable)(
-            render(request, "learning/section.html", context)
+            render(request, "learning/section.html", {**context, "body": body})
         )
     reader = offline.standing(request)
     html = page_html(

@@ -14,6 +14,7 @@ from django.contrib.auth import get_user_model
 from django.template.loader import render_to_string
 from django.test import Client
 from django.utils.autoreload import file_changed
+from django.utils.safestring import mark_safe
 from support import bought_order_create, paid_order_create
 
 from mathmachine import printing
@@ -93,10 +94,14 @@ def test_the_section_pages_do_show_answers_and_offers(unit18: CompiledUnit) -> N
 
 
 def plain_render(
-    request: Any, template: str, context: dict[str, Any], *, body: str, **kept: Any
-) -> str:
-    """rendering.page_html as the page was made before it kept pages: the template rendered."""
-    return render_to_string(template, context, request=request)
+    request: Any, template: str, context: dict[str, Any], *, body: bytes, **kept: Any
+) -> bytes:
+    """rendering.page_html as the page was made before it kept pages: the template rendered
+    with the body it is given (rendering.section_bytes)."""
+    html = render_to_string(
+        template, {**context, "body": mark_safe(body.decode())}, request=request
+    )
+    return html.encode()
 
 
 def response_of(client: Client, path: str) -> tuple[str, dict[str, str]]:

@@ -25,7 +25,13 @@ from mathmachine.coursebook.kinds import KINDS
 from mathmachine.coursebook.model import CheckDef, CompiledUnit
 from mathmachine.learning import rendering, selectors
 from mathmachine.learning.models import CheckAnswer
-from mathmachine.learning.rendering import CHECK_MARKER, check_html, section_html, toc_html
+from mathmachine.learning.rendering import (
+    CHECK_MARKER,
+    check_html,
+    section_bytes,
+    section_html,
+    toc_html,
+)
 
 from .conftest import C1, C2, SECTION_1, UNIT_PAGE, check_url, section_url
 
@@ -250,6 +256,15 @@ def test_the_body_is_the_compiled_html_with_each_marker_filled(unit18: CompiledU
             messages_by_check={C1: "Odd"},
         )
         assert without_tokens(got) == without_tokens(expected)
+        # The same body in UTF-8, for a kept page, its text kept encoded.
+        encoded = section_bytes(
+            request=request,
+            unit=unit18,
+            section=section,
+            answers=answers,
+            messages_by_check={C1: "Odd"},
+        )
+        assert without_tokens(encoded.decode()) == without_tokens(expected)
     assert "<!--check:" not in got and 'value="999"' in got
 
 
