@@ -40,6 +40,7 @@ from mathmachine.coursebook.grading import Grade
 from mathmachine.coursebook.kinds import KINDS
 from mathmachine.coursebook.model import CheckDef, CompiledSection, CompiledUnit
 from mathmachine.coursebook.variants import fresh_seed, parse_seed
+from mathmachine.web.compression import Deflated, deflate_run
 
 from .models import CheckAnswer
 from .selectors import MASTERY_LABELS, mastery_level, solution_offered
@@ -87,11 +88,17 @@ _BLANK_CHECKS: _Memo[str] = _Memo(1024)
 _ANSWERED_CHECKS: _Memo[str] = _Memo(2048)
 # (text, slot, text, slot, ..., text): a page around its body, cut at what each response fills in.
 _PAGES: _Memo[tuple[bytes | str, ...]] = _Memo(512)  # the text in UTF-8, the slots named
+# (page key, lengths of its values before the body, body_fixed) -> its fixed runs deflated.
+_RUNS: _Memo[list[tuple[int, int, bytes]]] = _Memo(1024)
+# Bytes: a shorter fixed stretch is deflated per response with the values around it (a run has
+# codes of its own, and the values between short stretches compress with them).
+RUN_FROM = 4096
 
 
 def clear_memos() -> None:
     """Forget every kept fragment (tests; the keys change by themselves when content does)."""
-    for memo in (_BODIES, _ENCODED_BODIES, _TOCS, _BLANK_CHECKS, _ANSWERED_CHECKS, _PAGES):
+    memos = (_BODIES, _ENCODED_BODIES, _TOCS, _BLANK_CHECKS, _ANSWERED_CHECKS, _PAGES, _RUNS)
+    for memo in memos:
         memo.clear()
 
 
@@ -368,6 +375,12 @@ def _encoded_body_pieces(unit: CompiledUnit, section: CompiledSection) -> tuple[
     return _ENCODED_BODIES.get(key, lambda: _encoded(_body_pieces(unit, section)))
 
 
+def section_fixed(unit: CompiledUnit, section: CompiledSection) -> int:
+    """How many bytes of the section's body (section_bytes) come before its first check: the
+    same for every learner."""
+    return len(_encoded_body_pieces(unit, section)[0])
+
+
 def _encoded(pieces: tuple[str, ...]) -> tuple[bytes | str, ...]:
     """(text, name, text, name, ..., text) with each text (the even places) in UTF-8."""
     return tuple(p.encode() if i % 2 == 0 else p for i, p in enumerate(pieces))
@@ -510,11 +523,14 @@ def page_html(
     *,
     key: Hashable,
     body: bytes,
+    body_fixed: int,
     owner: str,
     keep: str,
-) -> bytes:
+) -> Deflated:
     """``template`` rendered for this request with ``context`` and ``body`` (section_bytes) as
-    its ``body``, as ``render`` would make it, from the page kept for ``key``, in UTF-8.
+    its ``body``, as ``render`` would make it, from the page kept for ``key``, in UTF-8, with
+    the runs of it that are the same in every response of its shape deflated once (Deflated,
+    web/compression.py: up to the body's first ``body_fixed`` bytes, section_fixed).
 
     The page is rendered once per key with slots where each response's own values go (the
     body, the CSRF token, the CSP nonce, the offline owner and keep list: ``owner`` and ``keep``,
@@ -552,4 +568,45 @@ def page_html(
     out = list(pieces)
     for i in range(1, len(pieces), 2):
         out[i] = values[cast(str, pieces[i])]
-    return b"".join(cast(list[bytes], out))
+    page = b"".join(cast(list[bytes], out))
+    fixed, holes = _fixed_shape(pieces, cast(list[bytes], out), body_fixed)
+    shape = (key, tuple(end - start for start, end in holes), body_fixed)
+    return Deflated(page, lambda: _RUNS.get(shape, lambda: _deflated_runs(page, fixed, holes)))
+
+
+def _fixed_shape(
+    pieces: tuple[bytes | str, ...], out: list[bytes], body_fixed: int
+) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
+    """Where a page (``out``: its pieces with this response's values) is the same in every
+    response with values of the same lengths: (start, end) of its text up to the body's first
+    ``body_fixed`` bytes, and of the values between (the holes). After those the page shows the
+    learner's checks, whose lengths are theirs."""
+    fixed, holes, at = [], [], 0
+    for i, piece in enumerate(pieces):
+        if i % 2 == 0:
+            fixed.append((at, at + len(piece)))
+        elif piece == _BODY_SLOT:
+            fixed.append((at, at + body_fixed))
+            break
+        else:
+            holes.append((at, at + len(out[i])))
+        at += len(out[i])
+    return fixed, holes
+
+
+def _deflated_runs(
+    page: bytes, fixed: list[tuple[int, int]], holes: list[tuple[int, int]]
+) -> list[tuple[int, int, bytes]]:
+    """The page's long fixed runs deflated, each against the page before it with the holes as
+    NUL bytes (web/compression.py); none if the fixed text itself holds a NUL."""
+    end = max((e for _, e in fixed + holes), default=0)
+    template = bytearray(end)
+    for start, stop in fixed:
+        template[start:stop] = page[start:stop]
+    if any(b"\0" in page[start:stop] for start, stop in fixed):
+        return []
+    return [
+        (start, stop, deflate_run(page[start:stop], bytes(template[:start])))
+        for start, stop in fixed
+        if stop - start >= RUN_FROM
+    ]

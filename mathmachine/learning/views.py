@@ -23,6 +23,7 @@ from mathmachine.billing import selectors as billing
 from mathmachine.coursebook.grading import MAX_ANSWER_CHARS, Grade, grade
 from mathmachine.coursebook.model import CheckDef, CompiledSection, CompiledUnit, OwnPage
 from mathmachine.coursebook.variants import parse_seed
+from mathmachine.web.compression import deflated_set
 
 from . import keeping, lab, offline, route_limits, selectors, services
 from . import widget_api as widget_api_routes
@@ -33,6 +34,7 @@ from .rendering import (
     check_html,
     page_html,
     section_bytes,
+    section_fixed,
     section_html,
     toc_html,
 )
@@ -195,16 +197,19 @@ def _section_page(
             render(request, "learning/section.html", {**context, "body": body})
         )
     reader = offline.standing(request)
-    html = page_html(
+    page = page_html(
         request,
         "learning/section.html",
         context,
         key=_page_key(request, published, section, toc, is_preview_end),
         body=body,
+        body_fixed=section_fixed(unit, section),
         owner=reader.owner,
         keep=reader.keep_header,
     )
-    return _keepable(HttpResponse(html))
+    response = HttpResponse(page.page)
+    deflated_set(response, page)  # its fixed runs, deflated once (web/compression.py)
+    return _keepable(response)
 
 
 @require_GET

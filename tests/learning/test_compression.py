@@ -14,7 +14,15 @@ from django.http import HttpResponse, StreamingHttpResponse
 from django.test import Client, RequestFactory
 from zlib_ng import gzip_ng, zlib_ng
 
-from mathmachine.web.compression import COMPRESSLEVEL, GZipMiddleware, compress_string
+from mathmachine.web.compression import (
+    COMPRESSLEVEL,
+    Deflated,
+    GZipMiddleware,
+    compress_string,
+    deflate_run,
+    deflated_set,
+    gzip_with_runs,
+)
 
 from .conftest import SECTION_1
 
@@ -160,3 +168,87 @@ def test_a_long_section_arrives_as_brotli_through_the_whole_stack(client: Client
     assert response["Content-Encoding"] == "br"
     html = brotli.decompress(response.content).decode()
     assert '<article class="section-body"' in html and html.rstrip().endswith("</html>")
+
+
+# A page with runs deflated before its response ---------------------------------------------------
+
+
+def shaped_page(values: list[bytes]) -> tuple[bytes, list[tuple[int, int]], list[tuple[int, int]]]:
+    """A page of fixed text with ``values`` between its parts (the holes), then a tail that
+    differs per response; (page, fixed spans, holes)."""
+    parts = [b"<head>" + PAGE[:900], PAGE[300:1700], b"<p>x</p>", PAGE[50:2000]]
+    page, fixed, holes = b"", [], []
+    for i, part in enumerate(parts):
+        fixed.append((len(page), len(page) + len(part)))
+        page += part
+        if i < len(values):
+            holes.append((len(page), len(page) + len(values[i])))
+            page += values[i]
+    return page + b"<p>the learner's own " + os.urandom(8).hex().encode() * 40, fixed, holes
+
+
+def runs_of(page: bytes, fixed: list[tuple[int, int]], holes: list[tuple[int, int]]) -> list:
+    """Each fixed span deflated against the page before it with the holes as NUL bytes."""
+    template = bytearray(page)
+    for start, end in holes:
+        template[start:end] = b"\x00" * (end - start)
+    return [(s, e, deflate_run(page[s:e], bytes(template[:s]))) for s, e in fixed]
+
+
+def test_runs_deflated_once_serve_every_response_of_the_same_shape() -> None:
+    """Runs made against one response's page (its own values as NUL bytes) are right in the
+    gzip of another whose values differ but are as long: it decompresses to that page."""
+    first, fixed, holes = shaped_page([b"a" * 24, b"token-" * 10, b"z"])
+    runs = runs_of(first, fixed, holes)
+    for _ in range(5):
+        values = [os.urandom(12).hex().encode(), os.urandom(30).hex().encode(), b"q"]
+        page, again, _ = shaped_page(values)
+        assert again == fixed
+        body = gzip_with_runs(page, runs, level=COMPRESSLEVEL)
+        assert gzip.decompress(body) == page  # the CRC and the length at the end check too
+        whole = compress_string(page, level=COMPRESSLEVEL)
+        assert len(body) <= len(whole) + 120  # a few blocks' codes more, on a page this short
+
+
+def test_a_page_of_runs_only_ends_with_an_empty_last_block() -> None:
+    page = PAGE[:3000]
+    runs = [
+        (0, 1000, deflate_run(page[:1000], b"")),
+        (1000, 3000, deflate_run(page[1000:], page[:1000])),
+    ]
+    body = gzip_with_runs(page, runs, level=COMPRESSLEVEL)
+    assert gzip.decompress(body) == page and deflate_stream(body).endswith(b"\x03\x00")
+
+
+def test_runs_keep_the_random_length_file_name_against_breach() -> None:
+    page, fixed, holes = shaped_page([b"n" * 24])
+    runs = runs_of(page, fixed, holes)
+    lengths = set()
+    for _ in range(40):
+        body = gzip_with_runs(page, runs, level=COMPRESSLEVEL, max_random_bytes=100)
+        assert body[3] & gzip.FNAME and gzip.decompress(body) == page
+        lengths.add(body.index(b"\x00", 10) - 10)
+    assert len(lengths) > 1
+
+
+def test_the_middleware_uses_the_runs_only_while_the_content_is_their_page() -> None:
+    page, fixed, holes = shaped_page([b"n" * 24])
+    runs = runs_of(page, fixed, holes)
+    response = HttpResponse(page)
+    deflated_set(response, Deflated(page, lambda: runs))
+    body = respond(response, accept="gzip").content
+    assert gzip.decompress(body) == page
+    assert deflate_stream(body).startswith(runs[0][2])  # the first run, as it was deflated
+    changed = HttpResponse(page)
+    deflated_set(changed, Deflated(page, lambda: runs))
+    other = page.replace(b"<head>", b"<head><meta>")
+    changed.content = other  # another middleware's change after the view
+    assert gzip.decompress(respond(changed, accept="gzip").content) == other
+
+
+def test_a_long_page_with_runs_still_goes_as_brotli() -> None:
+    page = LONG_PAGE
+    response = HttpResponse(page)
+    deflated_set(response, Deflated(page, lambda: pytest.fail("runs made for brotli")))
+    out = respond(response, accept="gzip, br")
+    assert out["Content-Encoding"] == "br" and brotli.decompress(out.content) == page
