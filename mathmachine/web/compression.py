@@ -9,8 +9,8 @@ smaller than zlib's level 4 and a third cheaper, for every returning learner's p
 **Runs deflated once** (issue 18, 4 December 2026): a section page may come with the long runs
 of it that every response of its shape shares already deflated (``Deflated``, made by
 learning/rendering.page_html; how below, at ``gzip_with_runs``); its gzip is then those runs as
-they are with the rest deflated per response: §1 for a returning reader 0.33 → 0.17 ms of gzip
-in process, its bytes 0.2–0.6 % fewer than the page deflated whole (the runs go at level 9).
+they are with the rest deflated per response: §1 for a returning reader about 0.33 → 0.20 ms of
+gzip in process, its bytes 0–0.6 % fewer than the page deflated whole (the runs go at level 9).
 
 Everything else is Django's behaviour, kept: only responses of 200 bytes or more, never twice,
 ``Vary: Accept-Encoding``, only when the client accepts gzip, only when it is smaller, strong
