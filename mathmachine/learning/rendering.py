@@ -80,9 +80,9 @@ class _Memo(Generic[_V]):
             self._data.clear()
 
 
-# (text, check id, text, check id, ..., text): the section body cut at its check markers.
-_BODIES: _Memo[tuple[str, ...]] = _Memo(256)
-_ENCODED_BODIES: _Memo[tuple[bytes | str, ...]] = _Memo(256)  # the same, the text in UTF-8
+# (text, check id, text, check id, ..., text): the section body cut at its check markers, the
+# text in UTF-8.
+_BODIES: _Memo[tuple[bytes | str, ...]] = _Memo(256)
 _TOCS: _Memo[SafeString] = _Memo(1024)
 _BLANK_CHECKS: _Memo[str] = _Memo(1024)
 _ANSWERED_CHECKS: _Memo[str] = _Memo(2048)
@@ -97,7 +97,7 @@ RUN_FROM = 4096
 
 def clear_memos() -> None:
     """Forget every kept fragment (tests; the keys change by themselves when content does)."""
-    memos = (_BODIES, _ENCODED_BODIES, _TOCS, _BLANK_CHECKS, _ANSWERED_CHECKS, _PAGES, _RUNS)
+    memos = (_BODIES, _TOCS, _BLANK_CHECKS, _ANSWERED_CHECKS, _PAGES, _RUNS)
     for memo in memos:
         memo.clear()
 
@@ -364,21 +364,15 @@ def check_html(
     return mark_safe(html)
 
 
-def _body_pieces(unit: CompiledUnit, section: CompiledSection) -> tuple[str, ...]:
+def _body_pieces(unit: CompiledUnit, section: CompiledSection) -> tuple[bytes | str, ...]:
     key = (unit.slug, unit.source_hash, section.number)
-    return _BODIES.get(key, lambda: tuple(CHECK_MARKER.split(section.html)))
-
-
-def _encoded_body_pieces(unit: CompiledUnit, section: CompiledSection) -> tuple[bytes | str, ...]:
-    """_body_pieces with the text between the check markers in UTF-8 (the check ids as they are)."""
-    key = (unit.slug, unit.source_hash, section.number)
-    return _ENCODED_BODIES.get(key, lambda: _encoded(_body_pieces(unit, section)))
+    return _BODIES.get(key, lambda: _encoded(tuple(CHECK_MARKER.split(section.html))))
 
 
 def section_fixed(unit: CompiledUnit, section: CompiledSection) -> int:
-    """How many bytes of the section's body (section_bytes) come before its first check: the
+    """How many bytes of the section's body (section_html) come before its first check: the
     same for every learner."""
-    return len(_encoded_body_pieces(unit, section)[0])
+    return len(_body_pieces(unit, section)[0])
 
 
 def _encoded(pieces: tuple[str, ...]) -> tuple[bytes | str, ...]:
@@ -396,77 +390,35 @@ def section_html(
     shown: dict[str, CheckDef] | None = None,
     attempts: dict[str, Attempt] | None = None,
     fresh: dict[str, int] | None = None,
-) -> SafeString:
-    """The section body with each check marker replaced by that check for this learner.
+) -> bytes:
+    """The section body with each check marker replaced by that check for this learner, in
+    UTF-8: the text around the checks is kept encoded, so a response encodes only its checks (a
+    page of Devanagari and bold maths letters is a string of four bytes a character, slow to
+    join and to encode whole: issue 18).
 
     shown: check id -> the variant to show (selectors.variants_shown), for checks with fresh
     numbers; attempts: check id -> what the learner just sent, when it must be shown; fresh:
     check id -> the seed of its "fresh numbers" link (selectors.variants_standing)."""
-    pieces = _body_pieces(unit, section)
-    checks = _checks_html(
-        request, unit, section, pieces, answers, messages_by_check, shown, attempts, fresh
-    )
-    out = list(pieces)
-    out[1::2] = checks
-    # The compiled HTML is produced (and escaped) by our own compiler from our own sources.
-    return mark_safe("".join(out))
-
-
-def section_bytes(
-    *,
-    request: HttpRequest,
-    unit: CompiledUnit,
-    section: CompiledSection,
-    answers: dict[str, CheckAnswer],
-    messages_by_check: dict[str, str],
-    shown: dict[str, CheckDef] | None = None,
-    attempts: dict[str, Attempt] | None = None,
-    fresh: dict[str, int] | None = None,
-) -> bytes:
-    """section_html in UTF-8, for a kept page (page_html): the text around the checks is kept
-    encoded, so a response encodes only its checks (a page of Devanagari and bold maths letters
-    is a string of four bytes a character, slow to join and to encode whole: issue 18)."""
-    pieces = _encoded_body_pieces(unit, section)
-    checks = _checks_html(
-        request, unit, section, pieces, answers, messages_by_check, shown, attempts, fresh
-    )
-    out = list(pieces)
-    out[1::2] = [c.encode() for c in checks]
-    return b"".join(cast(list[bytes], out))
-
-
-def _checks_html(
-    request: HttpRequest,
-    unit: CompiledUnit,
-    section: CompiledSection,
-    pieces: Sequence[bytes | str],
-    answers: dict[str, CheckAnswer],
-    messages_by_check: dict[str, str],
-    shown: dict[str, CheckDef] | None,
-    attempts: dict[str, Attempt] | None,
-    fresh: dict[str, int] | None,
-) -> list[str]:
-    """Each check of the body cut at its markers (``pieces``: the check ids at the odd places),
-    in order, as this learner sees it (section_html's arguments)."""
     checks = {c.id: c for c in section.gradables}
     shown = shown or {}
     attempts = attempts or {}
     fresh = fresh or {}
-    out = []
-    for check_id in pieces[1::2]:
-        check = shown.get(cast(str, check_id)) or checks[cast(str, check_id)]
-        out.append(
-            check_html(
-                request=request,
-                unit=unit,
-                check=check,
-                answer=answers.get(check.id),
-                message=messages_by_check.get(check.id, ""),
-                attempt=attempts.get(check.id),
-                fresh_numbers=fresh.get(check.id),
-            )
-        )
-    return out
+    pieces = _body_pieces(unit, section)
+    out = list(pieces)
+    for i in range(1, len(pieces), 2):  # odd places hold the check ids
+        check_id = cast(str, pieces[i])
+        check = shown.get(check_id) or checks[check_id]
+        out[i] = check_html(
+            request=request,
+            unit=unit,
+            check=check,
+            answer=answers.get(check.id),
+            message=messages_by_check.get(check.id, ""),
+            attempt=attempts.get(check.id),
+            fresh_numbers=fresh.get(check.id),
+        ).encode()
+    # The compiled HTML is produced (and escaped) by our own compiler from our own sources.
+    return b"".join(cast(list[bytes], out))
 
 
 def toc_html(
@@ -527,7 +479,7 @@ def page_html(
     owner: str,
     keep: str,
 ) -> Deflated:
-    """``template`` rendered for this request with ``context`` and ``body`` (section_bytes) as
+    """``template`` rendered for this request with ``context`` and ``body`` (section_html) as
     its ``body``, as ``render`` would make it, from the page kept for ``key``, in UTF-8, with
     the runs of it that are the same in every response of its shape deflated once (Deflated,
     web/compression.py: up to the body's first ``body_fixed`` bytes, section_fixed).

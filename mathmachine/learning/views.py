@@ -33,7 +33,6 @@ from .rendering import (
     Attempt,
     check_html,
     page_html,
-    section_bytes,
     section_fixed,
     section_html,
     toc_html,
@@ -159,11 +158,7 @@ def _section_page(
     # Each check as the learner stands on the numbers shown, and the fresh numbers it offers.
     standing = selectors.variants_standing(learner=learner, unit=unit, answers=answers, shown=shown)
     attempts = _kept_attempts(request, section, shown) if kept_attempts else {}
-    # A published section's page is made from the page kept for its key (page_html), in UTF-8,
-    # unless it shows a message of the site's own; a draft or the unit as staff read it is
-    # rendered from the template.
-    from_kept = not (section.draft or unit is not published or _flash_messages(request))
-    body = (section_bytes if from_kept else section_html)(
+    body = section_html(
         request=request,
         unit=unit,
         section=section,
@@ -191,10 +186,14 @@ def _section_page(
         "next": following,
         "is_preview_end": is_preview_end,
     }
-    # A section open to its reader may be kept on their phone; a draft (staff) never is.
-    if not isinstance(body, bytes):
+    # A section open to its reader may be kept on their phone; a draft (staff) never is. A
+    # published section's page is made from the page kept for its key (page_html) unless it
+    # shows a message of the site's own; a draft or the unit as staff read it is rendered.
+    if section.draft or unit is not published or _flash_messages(request):
+        # The compiled HTML is produced (and escaped) by our own compiler from our own sources.
+        context["body"] = mark_safe(body.decode())
         return (_private if section.draft else _keepable)(
-            render(request, "learning/section.html", {**context, "body": body})
+            render(request, "learning/section.html", context)
         )
     reader = offline.standing(request)
     page = page_html(

@@ -100,7 +100,7 @@ def plain_render(
     request: Any, template: str, context: dict[str, Any], *, body: bytes, **kept: Any
 ) -> Deflated:
     """rendering.page_html as the page was made before it kept pages: the template rendered
-    with the body it is given (rendering.section_bytes), nothing deflated before."""
+    with the body it is given (rendering.section_html), nothing deflated before."""
     html = render_to_string(
         template, {**context, "body": mark_safe(body.decode())}, request=request
     )
