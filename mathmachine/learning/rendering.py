@@ -551,12 +551,11 @@ def _deflated_runs(
 ) -> list[tuple[int, int, bytes]]:
     """The page's long fixed runs deflated, each against the page before it with the holes as
     NUL bytes (web/compression.py); none if the fixed text itself holds a NUL."""
-    end = max((e for _, e in fixed + holes), default=0)
-    template = bytearray(end)
-    for start, stop in fixed:
-        template[start:stop] = page[start:stop]
     if any(b"\0" in page[start:stop] for start, stop in fixed):
         return []
+    template = bytearray(max((e for _, e in fixed + holes), default=0))
+    for start, stop in fixed:
+        template[start:stop] = page[start:stop]
     return [
         (start, stop, deflate_run(page[start:stop], bytes(template[:start])))
         for start, stop in fixed

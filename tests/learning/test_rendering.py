@@ -25,12 +25,7 @@ from mathmachine.coursebook.kinds import KINDS
 from mathmachine.coursebook.model import CheckDef, CompiledUnit
 from mathmachine.learning import rendering, selectors
 from mathmachine.learning.models import CheckAnswer
-from mathmachine.learning.rendering import (
-    CHECK_MARKER,
-    check_html,
-    section_html,
-    toc_html,
-)
+from mathmachine.learning.rendering import CHECK_MARKER, check_html, section_html, toc_html
 
 from .conftest import C1, C2, SECTION_1, UNIT_PAGE, check_url, section_url
 
